@@ -1,0 +1,46 @@
+# Two commands: `make run` starts the bot, `make test` runs every check.
+# Both create .venv and install the project into it when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test lint typecheck unit e2e bench messages clean
+
+run: $(STAMP)
+	$(BIN)/python -m bot
+
+test: lint typecheck
+	$(BIN)/python -m pytest -q
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not e2e"
+
+e2e: $(STAMP)
+	$(BIN)/python -m pytest -q -m e2e
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict scoring
+
+bench: $(STAMP)
+	$(BIN)/python bench/scoring_bench.py
+	$(BIN)/python bench/bot_bench.py
+
+# Refresh the message template after changing texts; translate the new entries in
+# locales/ru/LC_MESSAGES/messages.po (tests/test_i18n.py fails on a missing one).
+messages: $(STAMP)
+	$(BIN)/pybabel extract -k _ -k __ -k N_ -o locales/messages.pot bot handlers scoring
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Python 3.11 or newer is needed (set PYTHON=...)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

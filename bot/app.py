@@ -1,0 +1,61 @@
+"""Building and running the bot: one place that wires settings, storage and routers."""
+
+from __future__ import annotations
+
+import logging
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+from aiogram.fsm.storage.base import DefaultKeyBuilder
+from aiogram.fsm.storage.memory import SimpleEventIsolation
+
+import handlers
+from bot.config import Settings
+from bot.db.connection import Database
+from bot.flood import FloodControl
+from bot.fsm_storage import SQLiteStorage
+from bot.i18n import UserLocaleMiddleware, create_i18n
+from bot.middlewares.dedup import DedupMiddleware
+
+log = logging.getLogger(__name__)
+
+
+def create_bot(token: str, api_url: str = "") -> Bot:
+    session = AiohttpSession(api=TelegramAPIServer.from_base(api_url)) if api_url else None
+    bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    # Every outgoing call passes the flood limits (issue 6); it queues, never drops.
+    bot.session.middleware(FloodControl())
+    return bot
+
+
+def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatcher:
+    settings = settings or Settings()
+    dp = Dispatcher(
+        storage=SQLiteStorage(db, key_builder=DefaultKeyBuilder(with_destiny=True)),
+        # Two quick taps of one user are handled one after the other.
+        events_isolation=SimpleEventIsolation(),
+    )
+    # Dependencies reach handlers as keyword arguments (aiogram's workflow data).
+    dp["db"] = db
+    dp["settings"] = settings
+    dp.update.outer_middleware(DedupMiddleware(db))
+    UserLocaleMiddleware(create_i18n(settings.locales_path)).setup(dp)
+    dp.include_router(handlers.setup_routers())
+    return dp
+
+
+async def run(settings: Settings, token: str) -> None:
+    db = await Database.open(settings.database_path)
+    bot = create_bot(token, settings.telegram_api_url)
+    dp = build_dispatcher(db, settings)
+    try:
+        await handlers.set_commands(bot)
+        log.info("bot started; database %s", settings.database_path)
+        await dp.start_polling(bot, allowed_updates=dp.resolve_used_update_types())
+    finally:
+        await dp.storage.close()
+        await bot.session.close()
+        await db.close()

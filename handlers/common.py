@@ -1,0 +1,41 @@
+"""/start, /help and /cancel: what every user can do anywhere."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandStart
+from aiogram.fsm.context import FSMContext
+from aiogram.types import Message
+from aiogram.utils.i18n import gettext as _
+
+router = Router(name="common")
+
+
+def help_text() -> str:
+    return _(
+        "I keep the standings of a sports-mafia tournament by the federation's rules.\n\n"
+        "<b>Players</b>: /join NICKNAME to enter a tournament, /rating for the standings, "
+        "/protest within 10 minutes of your game's end (8.8.1).\n"
+        "<b>Judges</b>: /game to enter a game, /cancel to stop.\n"
+        "<b>Chief judge</b>: /new_tournament in the tournament's group, /tournament, "
+        "/staff, /games, /protests, /lot, /export, /backup."
+    )
+
+
+@router.message(CommandStart(), F.chat.type == "private")
+async def start(message: Message) -> None:
+    await message.answer(_("Hello! This is the tournament bot.") + "\n\n" + help_text())
+
+
+@router.message(Command("help"))
+async def help_command(message: Message) -> None:
+    await message.answer(help_text())
+
+
+@router.message(Command("cancel"))
+async def cancel(message: Message, state: FSMContext) -> None:
+    if await state.get_state() is None:
+        await message.answer(_("Nothing to cancel."))
+        return
+    await state.clear()
+    await message.answer(_("Cancelled. Nothing was saved."))
