@@ -19,6 +19,10 @@ from bot.flood import FloodControl
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import UserLocaleMiddleware, create_i18n
 from bot.middlewares.dedup import DedupMiddleware
+from bot.middlewares.identity import IdentityMiddleware
+from bot.middlewares.users import UsersMiddleware
+from bot.publishing import Publisher
+from bot.standings import StandingsService
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +45,14 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     # Dependencies reach handlers as keyword arguments (aiogram's workflow data).
     dp["db"] = db
     dp["settings"] = settings
+    standings = StandingsService(db)
+    dp["standings"] = standings
+    dp["publisher"] = Publisher(db, standings)
     dp.update.outer_middleware(DedupMiddleware(db))
+    dp.update.outer_middleware(UsersMiddleware())
     UserLocaleMiddleware(create_i18n(settings.locales_path)).setup(dp)
+    # Registered after i18n, so its refusals are translated.
+    dp.message.outer_middleware(IdentityMiddleware())
     dp.include_router(handlers.setup_routers())
     return dp
 
@@ -52,9 +62,14 @@ async def run(settings: Settings, token: str) -> None:
     bot = create_bot(token, settings.telegram_api_url)
     dp = build_dispatcher(db, settings)
     try:
-        await handlers.set_commands(bot)
+        try:
+            await handlers.set_commands(bot)
+        except Exception as exc:  # the menu is a convenience; polling retries the network
+            log.warning("could not set the command menu: %s", exc)
         log.info("bot started; database %s", settings.database_path)
-        await dp.start_polling(bot, allowed_updates=dp.resolve_used_update_types())
+        # my_chat_member tells us who blocked the bot and when it leaves a group.
+        updates = sorted({*dp.resolve_used_update_types(), "my_chat_member"})
+        await dp.start_polling(bot, allowed_updates=updates)
     finally:
         await dp.storage.close()
         await bot.session.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gettext
 import io
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,16 @@ class PoI18n(I18n):
             buffer.seek(0)
             translations[po_path.parent.parent.name] = gettext.GNUTranslations(buffer)
         return translations
+
+    @contextmanager
+    def context(self) -> Generator[I18n, None, None]:
+        # aiogram's gettext() looks up I18n's own context variable; a subclass gets a
+        # variable of its own (ContextInstanceMixin), so register under I18n's.
+        token = I18n.set_current(self)
+        try:
+            yield self
+        finally:
+            I18n.reset_current(token)
 
 
 def locale_for(user: User | None) -> str:

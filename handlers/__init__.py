@@ -8,12 +8,21 @@ from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandSc
 from handlers import common
 
 
+_root: Router | None = None
+
+
 def setup_routers() -> Router:
-    root = Router(name="root")
-    # common goes last: its /start without a payload and its fallbacks must not
-    # shadow the feature routers' more specific handlers.
-    root.include_routers(common.router)
-    return root
+    """The root router, built once: feature routers are module-level, as in aiogram."""
+    global _root
+    if _root is None:
+        _root = Router(name="root")
+        # common goes last: its /start without a payload and its fallbacks must not
+        # shadow the feature routers' more specific handlers.
+        _root.include_routers(common.router)
+    # A new Dispatcher over the same routers (tests, an in-process restart) takes the
+    # root over; aiogram has no public way to detach a router.
+    _root._parent_router = None
+    return _root
 
 
 async def set_commands(bot: Bot) -> None:

@@ -1,0 +1,119 @@
+"""The scoring engine of the tournament bot: pure Python, no Telegram, no database.
+
+The rules are RULES.md (sections 8.2-8.7, decisions D1-D12); the command line is
+scoring-contract.md (``python -m scoring standings FILE``).
+
+* ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
+* ``parse`` — ``parse_tournament(data)``, ``parse_game(data)``, ``load_json(text)``,
+  ``InputError`` (a file that is not a tournament);
+* ``validate`` — ``validate_game(game)`` / ``validate_tournament(t)`` → ``[Problem]``,
+  every broken rule at once (``Problem.template`` / ``.params`` for translation);
+* ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``,
+  ``b_value(distance)``, ``ci_value(i, b)``;
+* ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``.
+
+Every name is importable from ``scoring`` itself; the modules load on first use, so
+``import scoring`` (and the command line, which needs no data classes) stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from .typing_shim import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import (
+        PENALTY_RULES,
+        ROLE_COUNTS,
+        SEAT_NUMBERS,
+        SEATS,
+        Game,
+        Result,
+        Role,
+        Seat,
+        Tournament,
+    )
+    from .parse import InputError, load_json, parse_game, parse_tournament
+    from .points import (
+        GameBreakdown,
+        SeatPoints,
+        b_value,
+        ci_value,
+        game_breakdown,
+        tournament_breakdowns,
+    )
+    from .problems import N_, Problem
+    from .standings import StandingRow, Standings, compute_standings, unresolved_ties
+    from .validate import InvalidGameError, validate_game, validate_tournament
+
+_HOMES = {
+    "model": (
+        "PENALTY_RULES",
+        "ROLE_COUNTS",
+        "SEATS",
+        "SEAT_NUMBERS",
+        "Game",
+        "Result",
+        "Role",
+        "Seat",
+        "Tournament",
+    ),
+    "parse": ("InputError", "load_json", "parse_game", "parse_tournament"),
+    "points": (
+        "GameBreakdown",
+        "SeatPoints",
+        "b_value",
+        "ci_value",
+        "game_breakdown",
+        "tournament_breakdowns",
+    ),
+    "problems": ("N_", "Problem"),
+    "standings": ("StandingRow", "Standings", "compute_standings", "unresolved_ties"),
+    "validate": ("InvalidGameError", "validate_game", "validate_tournament"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = [
+    "N_",
+    "PENALTY_RULES",
+    "ROLE_COUNTS",
+    "SEATS",
+    "SEAT_NUMBERS",
+    "Game",
+    "GameBreakdown",
+    "InputError",
+    "InvalidGameError",
+    "Problem",
+    "Result",
+    "Role",
+    "Seat",
+    "SeatPoints",
+    "StandingRow",
+    "Standings",
+    "Tournament",
+    "b_value",
+    "ci_value",
+    "compute_standings",
+    "game_breakdown",
+    "load_json",
+    "parse_game",
+    "parse_tournament",
+    "tournament_breakdowns",
+    "unresolved_ties",
+    "validate_game",
+    "validate_tournament",
+]
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module 'scoring' has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

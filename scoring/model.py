@@ -8,37 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from fractions import Fraction
 
-SEATS = 10
-SEAT_NUMBERS = range(1, SEATS + 1)
-PENALTY_RULES = ("8.5.1", "8.5.2", "8.5.3", "8.5.4")
+from .table import PENALTY_RULES, ROLE_COUNTS, SEAT_NUMBERS, SEATS, Result, Role
 
-
-class Role(StrEnum):
-    CIVILIAN = "civilian"
-    SHERIFF = "sheriff"
-    MAFIA = "mafia"
-    DON = "don"
-
-    @property
-    def is_red(self) -> bool:
-        return self in (Role.CIVILIAN, Role.SHERIFF)
-
-    @property
-    def team(self) -> Result:
-        return Result.RED if self.is_red else Result.BLACK
-
-
-# How many of each role sit at a table of ten (the game's background).
-ROLE_COUNTS: Mapping[Role, int] = {Role.CIVILIAN: 6, Role.SHERIFF: 1, Role.MAFIA: 2, Role.DON: 1}
-
-
-class Result(StrEnum):
-    RED = "red"
-    BLACK = "black"
-    DRAW = "draw"
+# Defined in ``table.py`` (cheap to import, no data classes) and part of this model.
+__all__ = [
+    "PENALTY_RULES",
+    "ROLE_COUNTS",
+    "SEATS",
+    "SEAT_NUMBERS",
+    "Game",
+    "Result",
+    "Role",
+    "Seat",
+    "Tournament",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,293 @@
+"""The bot's single SQLite connection and its transaction discipline.
+
+One aiosqlite connection serves the whole bot; one ``asyncio.Lock`` serialises its
+use, so two coroutines never interleave statements inside one transaction (a
+shared connection has one transaction at a time). ``transaction()`` takes SQLite's
+write lock up front (``BEGIN IMMEDIATE``), which makes read-then-write in a
+repository race-free. A nested ``transaction()``/``read()`` in the same task becomes
+a SAVEPOINT instead of a deadlock.
+
+WAL mode lets other processes (``python -m bot backup``, an operator's ``sqlite3``
+shell) read while the bot writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.db.migrations import MIGRATIONS, Step, migrate
+
+Conn = aiosqlite.Connection
+Params = Sequence[Any] | dict[str, Any]
+
+BUSY_TIMEOUT_MS = 5000
+
+
+class Database:
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        # Use Database.open(); this only wires an already configured connection.
+        self._conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+        self._savepoints = 0
+        self._closed = False
+
+    @classmethod
+    async def open(cls, path: str | Path, *, migrations: Sequence[Step] = MIGRATIONS) -> Database:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            conn.row_factory = aiosqlite.Row
+            async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                row = await cur.fetchone()
+            if row is None or str(row[0]).lower() != "wal":
+                raise sqlite3.OperationalError(f"cannot switch {path} to WAL mode: {row}")
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL, much faster
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await migrate(conn, migrations)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, path)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        async with self._lock:
+            # Fold the WAL back so the file alone is a complete database.
+            try:
+                await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                await self._conn.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _holds_lock(self) -> bool:
+        task = asyncio.current_task()
+        return task is not None and self._owner is task
+
+    @asynccontextmanager
+    async def _locked(self) -> AsyncIterator[None]:
+        if self._closed:
+            raise RuntimeError("database is closed")
+        async with self._lock:
+            self._owner = asyncio.current_task()
+            try:
+                if self._conn.in_transaction:
+                    # Left open by a task cancelled at the wrong moment; never inherit it.
+                    await self._conn.rollback()
+                yield
+            finally:
+                self._owner = None
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; ROLLBACK if the block raises."""
+        if self._holds_lock():
+            async with self._savepoint():
+                yield self._conn
+            return
+        async with self._locked():
+            conn = self._conn
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                await _rollback_quietly(conn)
+                raise
+            try:
+                await conn.execute("COMMIT")
+            except BaseException:
+                await _rollback_quietly(conn)
+                raise
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[aiosqlite.Connection]:
+        """A consistent snapshot for several SELECTs (deferred transaction).
+
+        Writes belong in ``transaction()``: a write here would be committed too, but
+        without the up-front write lock that makes read-then-write safe.
+        """
+        if self._holds_lock():
+            yield self._conn
+            return
+        async with self._locked():
+            conn = self._conn
+            await conn.execute("BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                await _rollback_quietly(conn)
+                raise
+            if conn.in_transaction:
+                await conn.execute("COMMIT")
+
+    @asynccontextmanager
+    async def _savepoint(self) -> AsyncIterator[None]:
+        self._savepoints += 1
+        name = f"sp{self._savepoints}"  # generated, never user input
+        conn = self._conn
+        await conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            await conn.execute(f"ROLLBACK TO {name}")
+            await conn.execute(f"RELEASE {name}")
+            raise
+        else:
+            await conn.execute(f"RELEASE {name}")
+        finally:
+            self._savepoints -= 1
+
+    # Convenience helpers, each its own transaction (or part of the caller's one).
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one write statement; return the number of rows it changed."""
+        async with self.transaction() as conn, conn.execute(sql, params) as cur:
+            return cur.rowcount
+
+    async def executemany(self, sql: str, params: Iterable[Params]) -> None:
+        async with self.transaction() as conn:
+            await conn.executemany(sql, params)
+
+    async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        async with self.read() as conn, conn.execute(sql, params) as cur:
+            row: sqlite3.Row | None = await cur.fetchone()
+            return row
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        async with self.read() as conn, conn.execute(sql, params) as cur:
+            return list(await cur.fetchall())
+
+    async def fetchval(self, sql: str, params: Params = ()) -> Any:
+        row = await self.fetchone(sql, params)
+        return None if row is None else row[0]
+
+    async def backup(self, dest_path: str | Path) -> Path:
+        """Write a consistent copy of the database to ``dest_path`` (replaced atomically)."""
+        dest = _check_dest(self.path, dest_path)
+        async with self._locked():
+            # Holding the lock: no transaction of ours is half-way, so the copy has
+            # only committed data.
+            target = _open_backup_target(dest)
+            try:
+                await self._conn.backup(target)
+            finally:
+                target.close()
+        return await asyncio.to_thread(_finish_backup_target, dest)
+
+
+async def _rollback_quietly(conn: aiosqlite.Connection) -> None:
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            await conn.rollback()
+
+
+def _check_dest(source: Path, dest_path: str | Path) -> Path:
+    dest = Path(dest_path)
+    if dest.resolve() == source.resolve():
+        raise ValueError("backup destination is the database itself")
+    return dest
+
+
+def _tmp_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".part")
+
+
+def _open_backup_target(dest: Path) -> sqlite3.Connection:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_path(dest)
+    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
+        leftover.unlink(missing_ok=True)
+    # The copy runs on aiosqlite's worker thread, not the one that opened the target.
+    return sqlite3.connect(tmp, check_same_thread=False)
+
+
+def _finish_backup_target(dest: Path) -> Path:
+    tmp = _tmp_path(dest)
+    # A backup is one self-contained file: no WAL beside it.
+    target = sqlite3.connect(tmp)
+    try:
+        target.execute("PRAGMA journal_mode = DELETE")
+        verdict = target.execute("PRAGMA integrity_check").fetchone()
+    finally:
+        target.close()
+    if verdict is None or verdict[0] != "ok":
+        raise sqlite3.DatabaseError(f"backup {tmp} failed its integrity check: {verdict}")
+    os.replace(tmp, dest)
+    return dest
+
+
+async def backup_file(db_path: str | Path, dest_path: str | Path) -> Path:
+    """``python -m bot backup PATH``: ``asyncio.run(backup_file(db_path, PATH))``.
+
+    Safe while the bot runs: its own connection (no migrations), one-step copy through
+    the SQLite backup API (a consistent snapshot under WAL), ``dest_path`` replaced
+    atomically. The copy runs in a worker thread; ``backup_file_sync`` is the same
+    without an event loop.
+    """
+    return await asyncio.to_thread(backup_file_sync, db_path, dest_path)
+
+
+def backup_file_sync(db_path: str | Path, dest_path: str | Path) -> Path:
+    src_path = Path(db_path)
+    if not src_path.is_file():
+        raise FileNotFoundError(f"no database at {src_path}")
+    dest = _check_dest(src_path, dest_path)
+    source = sqlite3.connect(src_path, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        target = _open_backup_target(dest)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    return _finish_backup_target(dest)
+
+
+# Statement helpers for repositories, which receive the connection of the caller's
+# transaction()/read() block.
+async def fetch_one(
+    conn: aiosqlite.Connection, sql: str, params: Params = ()
+) -> sqlite3.Row | None:
+    async with conn.execute(sql, params) as cur:
+        row: sqlite3.Row | None = await cur.fetchone()
+        return row
+
+
+async def fetch_all(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    # One trip to aiosqlite's thread instead of three (execute, fetch, close).
+    return list(await conn.execute_fetchall(sql, params))
+
+
+async def fetch_val(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> Any:
+    row = await fetch_one(conn, sql, params)
+    return None if row is None else row[0]
+
+
+async def run(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> int:
+    """Execute one statement; return the rows it changed."""
+    async with conn.execute(sql, params) as cur:
+        return cur.rowcount
+
+
+async def insert(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> int:
+    """Execute one INSERT; return the new rowid."""
+    async with conn.execute(sql, params) as cur:
+        rowid = cur.lastrowid
+    assert rowid is not None
+    return rowid

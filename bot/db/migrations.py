@@ -1,0 +1,321 @@
+"""Numbered schema steps, tracked by ``PRAGMA user_version``.
+
+``MIGRATIONS[n - 1]`` brings a database from version ``n - 1`` to ``n``. Steps are
+append-only: never edit a step that has shipped, add a new one. A step is an SQL
+script or an async callable (for data migrations that need Python, e.g. recomputing
+nickname keys). Each step runs in its own ``BEGIN IMMEDIATE`` transaction together
+with its ``user_version`` bump, so a failed step leaves the database at the previous
+version. Foreign keys are off while migrating (SQLite's table-rebuild procedure needs
+that) and checked with ``PRAGMA foreign_key_check`` before each step commits.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+
+import aiosqlite
+
+from bot.db.errors import DatabaseTooNew
+
+Step = str | Callable[[aiosqlite.Connection], Awaitable[None]]
+
+# Timestamps: INTEGER Unix seconds, UTC. Booleans: INTEGER 0/1 with CHECK.
+# Telegram user ids are plain integers, not foreign keys to `users`: that table is a
+# cache of profiles, and a row (audit, staff) must not fail because a profile is missing.
+_V1_DOMAIN = """
+CREATE TABLE tournaments (
+    id                   INTEGER PRIMARY KEY,
+    title                TEXT    NOT NULL CHECK (length(trim(title)) BETWEEN 1 AND 200),
+    chat_id              INTEGER,
+    distance             INTEGER NOT NULL CHECK (distance >= 1),
+    status               TEXT    NOT NULL DEFAULT 'registration'
+                         CHECK (status IN ('registration', 'running', 'finished')),
+    created_by           INTEGER NOT NULL,
+    created_at           INTEGER NOT NULL,
+    finished_at          INTEGER,
+    bot_removed          INTEGER NOT NULL DEFAULT 0 CHECK (bot_removed IN (0, 1)),
+    standings_message_id INTEGER,
+    standings_hash       TEXT
+);
+-- One unfinished tournament per group.
+CREATE UNIQUE INDEX tournaments_active_chat ON tournaments (chat_id)
+    WHERE status <> 'finished' AND chat_id IS NOT NULL;
+CREATE INDEX tournaments_chat ON tournaments (chat_id);
+
+CREATE TABLE users (
+    user_id       INTEGER PRIMARY KEY,
+    first_name    TEXT    NOT NULL DEFAULT '',
+    username      TEXT,
+    language_code TEXT,
+    can_message   INTEGER NOT NULL DEFAULT 0 CHECK (can_message IN (0, 1)),
+    last_seen_at  INTEGER NOT NULL
+);
+CREATE INDEX users_username ON users (username COLLATE NOCASE) WHERE username IS NOT NULL;
+
+CREATE TABLE staff (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    user_id       INTEGER NOT NULL,
+    role          TEXT    NOT NULL CHECK (role IN ('chief', 'judge')),
+    added_by      INTEGER NOT NULL,
+    added_at      INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX staff_user ON staff (user_id);
+
+CREATE TABLE invites (
+    token         TEXT    PRIMARY KEY CHECK (length(token) BETWEEN 8 AND 64),
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    kind          TEXT    NOT NULL CHECK (kind IN ('judge', 'player')),
+    created_by    INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    used_by       INTEGER,
+    used_at       INTEGER,
+    revoked_at    INTEGER,
+    CHECK ((used_by IS NULL) = (used_at IS NULL))
+);
+CREATE INDEX invites_tournament ON invites (tournament_id);
+
+CREATE TABLE players (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    nickname      TEXT    NOT NULL CHECK (length(nickname) BETWEEN 1 AND 64
+                                          AND nickname = trim(nickname)),
+    nickname_key  TEXT    NOT NULL CHECK (length(nickname_key) >= 1),
+    user_id       INTEGER,
+    status        TEXT    NOT NULL DEFAULT 'pending'
+                  CHECK (status IN ('pending', 'confirmed', 'rejected')),
+    created_at    INTEGER NOT NULL,
+    decided_by    INTEGER,
+    decided_at    INTEGER,
+    -- target of the composite keys below: a seat's player belongs to the game's tournament
+    UNIQUE (id, tournament_id)
+);
+-- A rejected application frees its nickname and lets the user apply again.
+CREATE UNIQUE INDEX players_nickname ON players (tournament_id, nickname_key)
+    WHERE status <> 'rejected';
+CREATE UNIQUE INDEX players_user ON players (tournament_id, user_id)
+    WHERE user_id IS NOT NULL AND status <> 'rejected';
+CREATE INDEX players_user_any ON players (user_id) WHERE user_id IS NOT NULL;
+
+CREATE TABLE games (
+    id             INTEGER PRIMARY KEY,
+    tournament_id  INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    round          INTEGER NOT NULL CHECK (round >= 1),
+    table_no       INTEGER NOT NULL CHECK (table_no >= 1),
+    result         TEXT    NOT NULL CHECK (result IN ('red', 'black', 'draw')),
+    day1_voted_out INTEGER NOT NULL DEFAULT 0 CHECK (day1_voted_out BETWEEN 0 AND 10),
+    first_killed   INTEGER CHECK (first_killed BETWEEN 1 AND 10),
+    best_move      TEXT    NOT NULL DEFAULT '[]'
+                   CHECK (json_valid(best_move) AND json_type(best_move) = 'array'
+                          AND json_array_length(best_move) <= 3),
+    best_move_hint INTEGER NOT NULL DEFAULT 0 CHECK (best_move_hint IN (0, 1)),
+    -- pending: judge's points above 0.5 wait for the chief judge (D7)
+    status         TEXT    NOT NULL DEFAULT 'final'
+                   CHECK (status IN ('pending', 'final', 'annulled')),
+    judge_id       INTEGER NOT NULL,
+    -- the judge's conversation id: a redelivered Save finds its game instead of a second one
+    draft_id       TEXT    NOT NULL UNIQUE,
+    ended_at       INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    annulled_by    INTEGER,
+    annulled_at    INTEGER,
+    annul_reason   TEXT,
+    CHECK (best_move = '[]' OR first_killed IS NOT NULL),
+    CHECK ((status = 'annulled') = (annulled_at IS NOT NULL)),
+    UNIQUE (id, tournament_id)
+);
+CREATE UNIQUE INDEX games_table ON games (tournament_id, round, table_no)
+    WHERE status <> 'annulled';
+CREATE INDEX games_tournament ON games (tournament_id, status);
+
+CREATE TABLE game_seats (
+    game_id        INTEGER NOT NULL,
+    seat           INTEGER NOT NULL CHECK (seat BETWEEN 1 AND 10),
+    tournament_id  INTEGER NOT NULL,
+    player_id      INTEGER NOT NULL,
+    role           TEXT    NOT NULL CHECK (role IN ('civilian', 'sheriff', 'mafia', 'don')),
+    disqualified   INTEGER NOT NULL DEFAULT 0 CHECK (disqualified IN (0, 1)),
+    -- judge's extra points in hundredths (exact, D3/D6); 0 = none
+    judge_extra    INTEGER NOT NULL DEFAULT 0 CHECK (judge_extra BETWEEN 0 AND 100),
+    chief_approved INTEGER NOT NULL DEFAULT 0 CHECK (chief_approved IN (0, 1)),
+    penalties      TEXT    NOT NULL DEFAULT '[]'
+                   CHECK (json_valid(penalties) AND json_type(penalties) = 'array'),
+    PRIMARY KEY (game_id, seat),
+    UNIQUE (game_id, player_id),
+    FOREIGN KEY (game_id, tournament_id) REFERENCES games (id, tournament_id)
+        ON DELETE CASCADE,
+    FOREIGN KEY (player_id, tournament_id) REFERENCES players (id, tournament_id)
+) WITHOUT ROWID;
+CREATE INDEX game_seats_player ON game_seats (player_id);
+CREATE INDEX game_seats_tournament ON game_seats (tournament_id);
+-- The few seats with anything beyond player and role, for the scoring bridge.
+CREATE INDEX game_seats_details ON game_seats (tournament_id)
+    WHERE disqualified OR judge_extra OR chief_approved OR penalties <> '[]';
+
+-- Keyed by game (not by seat row) so that rewriting a game's seats keeps the history.
+CREATE TABLE approvals (
+    id             INTEGER PRIMARY KEY,
+    game_id        INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    seat           INTEGER NOT NULL CHECK (seat BETWEEN 1 AND 10),
+    -- whose points: a correction that moves another player to the seat voids the request
+    player_id      INTEGER NOT NULL REFERENCES players (id),
+    requested      INTEGER NOT NULL CHECK (requested BETWEEN 51 AND 100),
+    status         TEXT    NOT NULL DEFAULT 'pending'
+                   CHECK (status IN ('pending', 'approved', 'lowered', 'superseded')),
+    granted        INTEGER CHECK (granted BETWEEN 0 AND 100),
+    decided_by     INTEGER,
+    decided_at     INTEGER,
+    created_at     INTEGER NOT NULL,
+    -- [[chat_id, message_id], ...] of the requests sent to chief judges, to edit later
+    messages       TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(messages)),
+    CHECK ((status = 'pending') = (decided_at IS NULL) OR status = 'superseded')
+);
+CREATE UNIQUE INDEX approvals_pending ON approvals (game_id, seat) WHERE status = 'pending';
+CREATE INDEX approvals_game ON approvals (game_id);
+
+CREATE TABLE protests (
+    id                INTEGER PRIMARY KEY,
+    game_id           INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    player_id         INTEGER NOT NULL REFERENCES players (id),
+    user_id           INTEGER NOT NULL,
+    text              TEXT    NOT NULL CHECK (length(text) BETWEEN 1 AND 4096),
+    -- the protest message's own Telegram date (D11)
+    filed_at          INTEGER NOT NULL,
+    source_chat_id    INTEGER,
+    source_message_id INTEGER,
+    status            TEXT    NOT NULL DEFAULT 'open'
+                      CHECK (status IN ('open', 'upheld', 'rejected')),
+    decision          TEXT,
+    decided_by        INTEGER,
+    decided_at        INTEGER,
+    CHECK ((status = 'open') = (decided_at IS NULL))
+);
+-- The same Telegram message never files two protests.
+CREATE UNIQUE INDEX protests_source ON protests (source_chat_id, source_message_id)
+    WHERE source_message_id IS NOT NULL;
+CREATE INDEX protests_game ON protests (game_id);
+CREATE INDEX protests_open ON protests (status) WHERE status = 'open';
+
+CREATE TABLE lots (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    -- the tied group: its player ids sorted ascending, comma-joined
+    group_key     TEXT    NOT NULL,
+    -- player ids in drawn order, JSON list
+    drawn_order   TEXT    NOT NULL CHECK (json_valid(drawn_order)),
+    drawn_by      INTEGER NOT NULL,
+    drawn_at      INTEGER NOT NULL,
+    UNIQUE (tournament_id, group_key)
+);
+
+CREATE TABLE audit_log (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER REFERENCES tournaments (id) ON DELETE SET NULL,
+    actor_id      INTEGER,
+    at            INTEGER NOT NULL,
+    action        TEXT    NOT NULL,
+    entity        TEXT    NOT NULL,
+    entity_id     TEXT,
+    before        TEXT    CHECK (before IS NULL OR json_valid(before)),
+    after         TEXT    CHECK (after IS NULL OR json_valid(after))
+);
+CREATE INDEX audit_tournament ON audit_log (tournament_id, id);
+"""
+
+# The bot's runtime tables, apart from the domain.
+_V2_RUNTIME = """
+CREATE TABLE processed_updates (
+    update_id    INTEGER PRIMARY KEY,
+    processed_at INTEGER NOT NULL
+);
+CREATE INDEX processed_updates_at ON processed_updates (processed_at);
+
+CREATE TABLE fsm (
+    key        TEXT    PRIMARY KEY,
+    state      TEXT,
+    data       TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(data)),
+    updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[Step, ...] = (_V1_DOMAIN, _V2_RUNTIME)
+LATEST = len(MIGRATIONS)
+
+
+def split_statements(script: str) -> list[str]:
+    """Split an SQL script at statement ends, using SQLite's own tokenizer.
+
+    ``executescript`` is not used: it commits an open transaction first, which would
+    detach a step from its ``user_version`` bump.
+    """
+    statements: list[str] = []
+    buffer = ""
+    for piece in script.split(";"):
+        buffer += piece + ";"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip(" \t\r\n;"):
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip(" \t\r\n;"):
+        raise ValueError(f"incomplete SQL statement at the end of a migration: {buffer!r}")
+    return statements
+
+
+async def user_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def migrate(conn: aiosqlite.Connection, steps: Sequence[Step] = MIGRATIONS) -> int:
+    """Bring the database to ``len(steps)``; return the version it started at.
+
+    Expects a connection in autocommit mode (``isolation_level=None``) that is in no
+    transaction.
+    """
+    start = await user_version(conn)
+    if start > len(steps):
+        raise DatabaseTooNew(start, len(steps))
+    if start == len(steps):
+        return start
+    async with conn.execute("PRAGMA foreign_keys") as cur:
+        row = await cur.fetchone()
+    fk_was_on = bool(row and row[0])
+    await conn.execute("PRAGMA foreign_keys = OFF")  # no effect inside a transaction
+    try:
+        for number in range(start + 1, len(steps) + 1):
+            await _apply(conn, number, steps[number - 1])
+    finally:
+        if fk_was_on:
+            await conn.execute("PRAGMA foreign_keys = ON")
+    return start
+
+
+async def _apply(conn: aiosqlite.Connection, number: int, step: Step) -> None:
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the write lock.
+        if await user_version(conn) >= number:
+            await conn.execute("COMMIT")
+            return
+        if isinstance(step, str):
+            for statement in split_statements(step):
+                await conn.execute(statement)
+        else:
+            await step(conn)
+        async with conn.execute("PRAGMA foreign_key_check") as cur:
+            broken = await cur.fetchall()
+        if broken:
+            raise sqlite3.IntegrityError(
+                f"migration {number} breaks foreign keys: {[tuple(r) for r in broken][:5]}"
+            )
+        # PRAGMA takes no bound parameters; `number` is an int from this module, not input.
+        await conn.execute(f"PRAGMA user_version = {int(number)}")
+        await conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            await conn.rollback()
+        raise

@@ -1,0 +1,203 @@
+"""Stored games → ``scoring.model`` objects: the standings come from the scoring engine.
+
+``load_scoring_tournament`` reads a whole tournament in four queries and builds the
+model without per-row ORM work, since it runs after every saved game (the live
+standings message).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+
+from bot.db.connection import Conn, fetch_all, fetch_val
+from bot.db.errors import NotFound
+from bot.db.games import GameDraft, GameRecord
+from bot.db.lots import LotRow, lots_for_tournament
+from scoring.model import SEAT_NUMBERS, Game, Result, Role, Seat, Tournament
+
+_ROLES = {r.value: r for r in Role}
+_RESULTS = {r.value: r for r in Result}
+_EMPTY: tuple[int, ...] = ()
+
+# Reading rows costs per row and per value, so seats come as one text per game
+# ("player_id:role,..." in seat order, checked against the seat list), and the few
+# seats with more than player and role come separately, through a partial index.
+_GAMES_SQL = """
+SELECT g.id, g.round, g.table_no, g.result, g.day1_voted_out, g.first_killed,
+       g.best_move, g.best_move_hint,
+       (SELECT group_concat(s.seat) FROM game_seats s WHERE s.game_id = g.id),
+       (SELECT group_concat(s.player_id || ':' || s.role) FROM game_seats s
+        WHERE s.game_id = g.id)
+FROM games g
+WHERE g.tournament_id = ? AND g.status <> 'annulled'
+ORDER BY g.round, g.table_no
+"""
+_DETAILS_SQL = """
+SELECT s.game_id, s.seat, s.disqualified, s.judge_extra, s.chief_approved, s.penalties
+FROM game_seats s
+WHERE s.tournament_id = ?
+  AND (disqualified OR judge_extra OR chief_approved OR penalties <> '[]')
+"""
+_SEAT_ORDER = ",".join(str(n) for n in SEAT_NUMBERS)
+
+
+class _Details:
+    """A game's disqualifications, judge's points, approvals and penalties."""
+
+    __slots__ = ("approved", "disqualified", "extras", "penalties")
+
+    def __init__(self) -> None:
+        self.disqualified: list[int] = []
+        self.extras: dict[int, Fraction] = {}
+        self.approved: list[int] = []
+        self.penalties: dict[int, tuple[str, ...]] = {}
+
+
+_NO_DETAILS = _Details()
+
+
+def game_code(round_no: int, table_no: int) -> str:
+    return f"R{round_no}-T{table_no}"
+
+
+def hundredths(value: int) -> Fraction:
+    return Fraction(value, 100)
+
+
+def merge_lots(lots: Iterable[LotRow], names: Mapping[int, str]) -> tuple[str, ...]:
+    """One ``Tournament.lot`` from the recorded draws, newest draw first.
+
+    The engine compares lot positions only among players still tied. A newer draw
+    covers the group as it is tied now, so it wins over an older draw of a group
+    that has since grown or changed; players of older draws follow in their order.
+    """
+    seen: set[int] = set()
+    ordered: list[str] = []
+    for lot in sorted(lots, key=lambda lot: (lot.drawn_at, lot.id), reverse=True):
+        for pid in lot.order:
+            if pid not in seen and pid in names:
+                seen.add(pid)
+                ordered.append(names[pid])
+    return tuple(ordered)
+
+
+async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
+    """The tournament as the scoring engine's model: games that count (not annulled),
+    in round/table order, ids ``R{round}-T{table}``, player names = nicknames."""
+    distance = await fetch_val(
+        conn, "SELECT distance FROM tournaments WHERE id = ?", (tournament_id,)
+    )
+    if distance is None:
+        raise NotFound("tournament", tournament_id)
+    names = {
+        r[0]: r[1]
+        for r in await fetch_all(
+            conn, "SELECT id, nickname FROM players WHERE tournament_id = ?", (tournament_id,)
+        )
+    }
+    details: dict[int, _Details] = {}
+    fractions: dict[int, Fraction] = {}
+    for game_id, seat_no, dq, extra, approved, penalties in await fetch_all(
+        conn, _DETAILS_SQL, (tournament_id,)
+    ):
+        d = details.get(game_id)
+        if d is None:
+            d = details[game_id] = _Details()
+        if dq:
+            d.disqualified.append(seat_no)
+        if extra:
+            fraction = fractions.get(extra)
+            if fraction is None:
+                fraction = fractions[extra] = Fraction(extra, 100)
+            d.extras[seat_no] = fraction
+        if approved:
+            d.approved.append(seat_no)
+        if penalties != "[]":
+            d.penalties[seat_no] = tuple(json.loads(penalties))
+
+    # Seats and best moves are immutable, so equal ones are shared between games.
+    seats_of: dict[str, Seat] = {}
+    moves: dict[str, tuple[int, ...]] = {"[]": _EMPTY}
+    games = []
+    for row in await fetch_all(conn, _GAMES_SQL, (tournament_id,)):
+        gid, round_no, table_no, result, voted_out, first_killed, best_move, hint = row[:8]
+        seat_list, packed = row[8], row[9]
+        tokens = packed.split(",") if packed else []
+        if seat_list != _SEAT_ORDER and tokens:
+            # Not the ten seats in order (SQLite does not promise an order here).
+            numbers = [int(n) for n in seat_list.split(",")]
+            tokens = [t for _, t in sorted(zip(numbers, tokens, strict=True))]
+        seats = []
+        for token in tokens:
+            seat = seats_of.get(token)
+            if seat is None:
+                pid, role = token.split(":")
+                seat = seats_of[token] = Seat(names[int(pid)], _ROLES[role])
+            seats.append(seat)
+        move = moves.get(best_move)
+        if move is None:
+            move = moves[best_move] = tuple(json.loads(best_move))
+        d = details.get(gid, _NO_DETAILS)
+        games.append(
+            Game(
+                id=f"R{round_no}-T{table_no}",
+                result=_RESULTS[result],
+                seats=tuple(seats),
+                day1_voted_out=voted_out,
+                first_killed=first_killed,
+                best_move=move,
+                best_move_hint=bool(hint),
+                disqualified=tuple(sorted(d.disqualified)),
+                judge_extras=d.extras,
+                chief_approved=frozenset(d.approved),
+                penalties=d.penalties,
+            )
+        )
+    lot = merge_lots(await lots_for_tournament(conn, tournament_id), names)
+    return Tournament(distance=int(distance), games=tuple(games), lot=lot)
+
+
+def game_from_record(game: GameRecord) -> Game:
+    """One stored game as the engine's model (e.g. to show its points)."""
+    return Game(
+        id=game.code,
+        result=game.result,
+        seats=tuple(Seat(s.nickname, s.role) for s in game.seats),
+        day1_voted_out=game.day1_voted_out,
+        first_killed=game.first_killed,
+        best_move=game.best_move,
+        best_move_hint=game.best_move_hint,
+        disqualified=tuple(s.seat for s in game.seats if s.disqualified),
+        judge_extras={s.seat: hundredths(s.judge_extra) for s in game.seats if s.judge_extra},
+        chief_approved=frozenset(s.seat for s in game.seats if s.chief_approved),
+        penalties={s.seat: s.penalties for s in game.seats if s.penalties},
+    )
+
+
+def game_from_draft(
+    draft: GameDraft,
+    names: Mapping[int, str],
+    *,
+    chief_approved: Iterable[int] = (),
+) -> Game:
+    """A draft as the engine's model, so the judge's form can be checked before Save.
+
+    ``names`` maps player id → nickname (e.g. from ``list_players``).
+    """
+    return Game(
+        id=game_code(draft.round, draft.table_no),
+        result=draft.result,
+        seats=tuple(Seat(names[s.player_id], s.role) for s in draft.seats),
+        day1_voted_out=draft.day1_voted_out,
+        first_killed=draft.first_killed,
+        best_move=draft.best_move,
+        best_move_hint=draft.best_move_hint,
+        disqualified=tuple(n for n, s in enumerate(draft.seats, 1) if s.disqualified),
+        judge_extras={
+            n: hundredths(s.judge_extra) for n, s in enumerate(draft.seats, 1) if s.judge_extra
+        },
+        chief_approved=frozenset(chief_approved),
+        penalties={n: s.penalties for n, s in enumerate(draft.seats, 1) if s.penalties},
+    )

@@ -1,0 +1,225 @@
+"""Tournaments: creation, lookup by group, status, the live standings message."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, cast
+
+from bot.db.connection import Conn, fetch_all, fetch_one, insert, run
+from bot.db.errors import ChatBusy, InvalidTransition, NotFound
+from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
+
+TournamentStatus = Literal["registration", "running", "finished"]
+StaffRole = Literal["chief", "judge"]
+
+# Forward only: a finished tournament stays finished (its group may have a new one).
+_TRANSITIONS: dict[str, frozenset[str]] = {
+    "registration": frozenset({"running", "finished"}),
+    "running": frozenset({"finished"}),
+    "finished": frozenset(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    id: int
+    title: str
+    chat_id: int | None
+    distance: int
+    status: TournamentStatus
+    created_by: int
+    created_at: datetime
+    finished_at: datetime | None
+    bot_removed: bool
+    standings_message_id: int | None
+    standings_hash: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StaffTournament:
+    tournament: TournamentRow
+    role: StaffRole
+
+
+_COLUMNS = (
+    "t.id, t.title, t.chat_id, t.distance, t.status, t.created_by, t.created_at, "
+    "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash"
+)
+
+
+def _row(r: sqlite3.Row) -> TournamentRow:
+    return TournamentRow(
+        id=r["id"],
+        title=r["title"],
+        chat_id=r["chat_id"],
+        distance=r["distance"],
+        status=cast(TournamentStatus, r["status"]),
+        created_by=r["created_by"],
+        created_at=from_ts(r["created_at"]),
+        finished_at=opt_from_ts(r["finished_at"]),
+        bot_removed=bool(r["bot_removed"]),
+        standings_message_id=r["standings_message_id"],
+        standings_hash=r["standings_hash"],
+    )
+
+
+async def _check_chat_free(conn: Conn, chat_id: int | None, except_id: int | None = None) -> None:
+    if chat_id is None:
+        return
+    busy = await running_tournament_for_chat(conn, chat_id)
+    if busy is not None and busy.id != except_id:
+        raise ChatBusy(chat_id, busy.id)
+
+
+async def create_tournament(
+    conn: Conn,
+    *,
+    title: str,
+    distance: int,
+    created_by: int,
+    chat_id: int | None = None,
+    now: datetime | None = None,
+) -> TournamentRow:
+    """Create a tournament in ``registration``; its creator becomes its chief judge."""
+    title = " ".join(title.split())
+    if not title:
+        raise ValueError("tournament title is empty")
+    if distance < 1:
+        raise ValueError("distance must be at least 1 game")
+    await _check_chat_free(conn, chat_id)
+    at = ts_or_now(now)
+    tid = await insert(
+        conn,
+        "INSERT INTO tournaments (title, chat_id, distance, created_by, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (title, chat_id, distance, created_by, at),
+    )
+    await run(
+        conn,
+        "INSERT INTO staff (tournament_id, user_id, role, added_by, added_at)"
+        " VALUES (?, ?, 'chief', ?, ?)",
+        (tid, created_by, created_by, at),
+    )
+    return await require_tournament(conn, tid)
+
+
+async def get_tournament(conn: Conn, tournament_id: int) -> TournamentRow | None:
+    r = await fetch_one(
+        conn, f"SELECT {_COLUMNS} FROM tournaments t WHERE t.id = ?", (tournament_id,)
+    )
+    return None if r is None else _row(r)
+
+
+async def require_tournament(conn: Conn, tournament_id: int) -> TournamentRow:
+    row = await get_tournament(conn, tournament_id)
+    if row is None:
+        raise NotFound("tournament", tournament_id)
+    return row
+
+
+async def running_tournament_for_chat(conn: Conn, chat_id: int) -> TournamentRow | None:
+    """The group's unfinished tournament (``registration`` or ``running``), if any."""
+    r = await fetch_one(
+        conn,
+        f"SELECT {_COLUMNS} FROM tournaments t WHERE t.chat_id = ? AND t.status <> 'finished'",
+        (chat_id,),
+    )
+    return None if r is None else _row(r)
+
+
+async def tournaments_for_chat(conn: Conn, chat_id: int) -> list[TournamentRow]:
+    rows = await fetch_all(
+        conn, f"SELECT {_COLUMNS} FROM tournaments t WHERE t.chat_id = ? ORDER BY t.id", (chat_id,)
+    )
+    return [_row(r) for r in rows]
+
+
+async def tournaments_for_staff(
+    conn: Conn, user_id: int, *, include_finished: bool = False
+) -> list[StaffTournament]:
+    """Tournaments where the user is chief or judge, newest first."""
+    rows = await fetch_all(
+        conn,
+        f"SELECT {_COLUMNS}, s.role FROM tournaments t"
+        " JOIN staff s ON s.tournament_id = t.id"
+        " WHERE s.user_id = ? AND (? OR t.status <> 'finished')"
+        " ORDER BY t.id DESC",
+        (user_id, include_finished),
+    )
+    return [StaffTournament(_row(r), cast(StaffRole, r["role"])) for r in rows]
+
+
+async def set_status(
+    conn: Conn, tournament_id: int, status: TournamentStatus, *, now: datetime | None = None
+) -> TournamentRow:
+    """Move the tournament forward; setting the current status again is a no-op."""
+    current = await require_tournament(conn, tournament_id)
+    if current.status == status:
+        return current
+    if status not in _TRANSITIONS[current.status]:
+        raise InvalidTransition(current.status, status)
+    await run(
+        conn,
+        "UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+        (status, ts_or_now(now) if status == "finished" else None, tournament_id),
+    )
+    return await require_tournament(conn, tournament_id)
+
+
+async def update_tournament(
+    conn: Conn, tournament_id: int, *, title: str | None = None, distance: int | None = None
+) -> TournamentRow:
+    current = await require_tournament(conn, tournament_id)
+    new_title = current.title if title is None else " ".join(title.split())
+    new_distance = current.distance if distance is None else distance
+    if not new_title:
+        raise ValueError("tournament title is empty")
+    if new_distance < 1:
+        raise ValueError("distance must be at least 1 game")
+    await run(
+        conn,
+        "UPDATE tournaments SET title = ?, distance = ? WHERE id = ?",
+        (new_title, new_distance, tournament_id),
+    )
+    return await require_tournament(conn, tournament_id)
+
+
+async def set_chat(conn: Conn, tournament_id: int, chat_id: int | None) -> TournamentRow:
+    """Bind the tournament to a group (ChatBusy if the group has another unfinished one)."""
+    current = await require_tournament(conn, tournament_id)
+    if current.status != "finished":
+        await _check_chat_free(conn, chat_id, except_id=tournament_id)
+    await run(
+        conn,
+        "UPDATE tournaments SET chat_id = ?, bot_removed = 0, standings_message_id = NULL,"
+        " standings_hash = NULL WHERE id = ?",
+        (chat_id, tournament_id),
+    )
+    return await require_tournament(conn, tournament_id)
+
+
+async def migrate_chat(conn: Conn, old_chat_id: int, new_chat_id: int) -> int:
+    """Follow a group's upgrade to a supergroup (Telegram gives it a new id)."""
+    return await run(
+        conn, "UPDATE tournaments SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+    )
+
+
+async def set_bot_removed(conn: Conn, chat_id: int, removed: bool) -> int:
+    """Mark the group's tournaments when the bot is kicked from (or re-added to) it."""
+    return await run(
+        conn, "UPDATE tournaments SET bot_removed = ? WHERE chat_id = ?", (removed, chat_id)
+    )
+
+
+async def set_standings_message(
+    conn: Conn, tournament_id: int, message_id: int | None, content_hash: str | None
+) -> None:
+    """Remember the live standings message, and the hash of what it shows (skip no-op edits)."""
+    await run(
+        conn,
+        "UPDATE tournaments SET standings_message_id = ?, standings_hash = ? WHERE id = ?",
+        (message_id, content_hash, tournament_id),
+    )

@@ -1,0 +1,5 @@
+"""Dispatcher middlewares."""
+
+from bot.middlewares.dedup import DedupMiddleware
+
+__all__ = ["DedupMiddleware"]

@@ -1,0 +1,237 @@
+"""``python -m scoring standings FILE`` (scoring-contract.md).
+
+Exit codes: 0 standings printed; 2 the file is not a tournament (one line naming the
+file and the field) or breaks rules (one ``GAME_ID: RULE_ID: message`` line per
+problem on standard error, nothing on standard output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+from collections.abc import Sequence
+from fractions import Fraction
+
+from .parse import InputError, load_json, read_game, read_head
+from .problems import Problem
+from .standings import Standings, Tally
+from .typing_shim import TYPE_CHECKING
+from .validate import check_ids, check_record
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+EXIT_OK = 0
+EXIT_INVALID = 2
+
+_DESCRIPTION = """\
+The scoring engine of the sports-mafia tournament bot, without Telegram: computes a
+tournament's standings by the federation's rules (RULES.md, sections 8.2-8.7)."""
+
+_STANDINGS_EPILOG = """\
+FILE is a JSON tournament file as in scoring-contract.md ("-" reads standard input).
+Output: one JSON object {"B": ..., "standings": [...]} (or a table), exit status 0.
+A file that breaks a rule prints one "GAME_ID: RULE_ID: message" line per problem
+on standard error and exits with 2; so does a file that is not valid JSON or lacks
+a required field (one line naming the file and the field).
+
+example:
+  python -m scoring standings tournament.json --format table"""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, told the terminal width: otherwise every parser, even one
+    that prints no help, imports ``shutil`` (and with it zlib, bz2, lzma) to ask."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_width())
+
+
+def _terminal_width() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size().columns
+    except (ValueError, OSError):
+        columns = 80
+    return max(columns - 2, 40)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring",
+        description=_DESCRIPTION,
+        formatter_class=_Formatter,
+        epilog="Run 'python -m scoring standings --help' for the standings command.",
+    )
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, prog=parser.prog  # prog: no formatter
+    )
+    standings = commands.add_parser(
+        "standings",
+        help="compute a tournament's standings from a JSON tournament file",
+        description="Compute a tournament's standings (8.7) from a JSON tournament file.",
+        epilog=_STANDINGS_EPILOG,
+        formatter_class=_Formatter,
+    )
+    standings.add_argument("file", metavar="FILE", help='tournament JSON file, or "-" for stdin')
+    standings.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help="json (default): the contract's JSON; table: an aligned table, 2 decimals",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    # One batch computation that creates no reference cycles: the cyclic garbage
+    # collector would only re-scan the growing, acyclic tournament data (a third of
+    # the run time at 10,000 games). Memory is still freed by reference counting.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _standings_command(args.file, args.format)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _standings_command(file: str, output: str) -> int:
+    source = "<stdin>" if file == "-" else file
+    try:
+        head = read_head(load_json(_read(file), source), source)
+        # One pass, game by game: read (structure), check (rules), and add to the
+        # standings while no game has broken a rule. Every problem is still found.
+        problems: list[Problem] = []
+        ids: list[str] = []
+        tally = Tally()
+        add = tally.add
+        games = head.games
+        for index, data in enumerate(games):
+            games[index] = None  # freed as soon as read, while it is in the cache
+            record = read_game(data, source, index)
+            ids.append(record.id)
+            found = check_record(record)
+            if found:
+                problems.extend(found)
+            elif not problems:
+                add(record)
+    except InputError as error:
+        print(error, file=sys.stderr)
+        return EXIT_INVALID
+    problems.extend(check_ids(ids))
+    if problems:
+        sys.stderr.write("".join(f"{problem}\n" for problem in problems))
+        return EXIT_INVALID
+    standings = tally.standings(head.distance, head.lot)
+    text = standings_json(standings) if output == "json" else standings_table(standings)
+    _write(sys.stdout, text + "\n")
+    return EXIT_OK
+
+
+def standings_json(standings: Standings) -> str:
+    """The contract's JSON: exact values turned into JSON numbers only here (D3)."""
+    return json.dumps(
+        {
+            "B": standings.B,
+            "standings": [
+                {
+                    "place": row.place,
+                    "player": row.player,
+                    "total": float(row.total),
+                    "main": float(row.main),
+                    "extra": float(row.extra),
+                    "ci": float(row.ci),
+                    "wins": row.wins,
+                    "wins_don_sheriff": row.wins_don_sheriff,
+                    "first_night_deaths": row.first_night_deaths,
+                    "games": row.games,
+                }
+                for row in standings.rows
+            ],
+        },
+        ensure_ascii=False,  # no indent: json's C encoder
+    )
+
+
+_COLUMNS = (
+    ("Place", ">"),
+    ("Player", "<"),
+    ("Total", ">"),
+    ("Main", ">"),
+    ("Extra", ">"),
+    ("Ci", ">"),
+    ("Wins", ">"),
+    ("Don/sheriff wins", ">"),
+    ("Night-1 deaths", ">"),
+    ("Games", ">"),
+)
+
+
+def standings_table(standings: Standings) -> str:
+    """An aligned table for people; points rounded half up to 2 decimals (D3)."""
+    cells = [
+        [
+            str(row.place),
+            row.player,
+            two_decimals(row.total),
+            two_decimals(row.main),
+            two_decimals(row.extra),
+            two_decimals(row.ci),
+            str(row.wins),
+            str(row.wins_don_sheriff),
+            str(row.first_night_deaths),
+            str(row.games),
+        ]
+        for row in standings.rows
+    ]
+    header = [name for name, _align in _COLUMNS]
+    widths = [max(len(line[n]) for line in [header, *cells]) for n in range(len(_COLUMNS))]
+    lines = [
+        "  ".join(
+            f"{cell:{align}{width}}"
+            for cell, (_name, align), width in zip(line, _COLUMNS, widths, strict=True)
+        ).rstrip()
+        for line in [header, *cells]
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    lines.append("")
+    lines.append(f"B = {standings.B} (8.6.1: Ci = i × 0.4 / B when i ≤ B, else 0.4)")
+    if standings.pending_games:
+        lines.append(
+            "Pending: judge's extra points above 0.5 not yet approved by the chief judge, "
+            "not counted (D7), in games: " + ", ".join(standings.pending_games)
+        )
+    for players in standings.ties():
+        lines.append("Tied after 8.7.1-8.7.4, a lot is needed (8.7.5): " + ", ".join(players))
+    return "\n".join(lines)
+
+
+def two_decimals(value: Fraction) -> str:
+    """``value`` rounded half away from zero to 2 decimals, exactly: 0.125 → 0.13."""
+    hundredths = abs(value) * 100
+    rounded = int(hundredths + Fraction(1, 2))  # floor for a non-negative value
+    sign = "-" if value < 0 and rounded else ""
+    return f"{sign}{rounded // 100}.{rounded % 100:02d}"
+
+
+def _read(file: str) -> bytes:
+    if file == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(file, "rb") as stream:
+            return stream.read()
+    except OSError as error:
+        raise InputError(f"{file}: cannot read the file: {error.strerror}") from None
+
+
+def _write(stream: object, text: str) -> None:
+    buffer: BinaryIO | None = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+    else:
+        sys.stdout.write(text)

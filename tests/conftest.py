@@ -1,0 +1,32 @@
+"""Shared fixtures: a real database file and the project's own Dispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.app import build_dispatcher
+from bot.config import Settings
+from bot.db.connection import Database
+from tests.support import BotHarness
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "bot.sqlite3")
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(bot_token=None, database_path=tmp_path / "bot.sqlite3", standings_debounce=0)
+
+
+@pytest.fixture
+async def harness(db: Database, settings: Settings) -> AsyncIterator[BotHarness]:
+    """The whole bot (middlewares, storage, routers) fed through ``feed_update``."""
+    async with BotHarness(build_dispatcher(db, settings)) as h:
+        yield h

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.db import Database
+from bot.db.games import GameDraft, SeatDraft
+from bot.db.players import add_player
+from bot.db.tournaments import TournamentRow, create_tournament
+from scoring.model import Result, Role
+
+CHIEF = 1000
+JUDGE = 1001
+ENDED = datetime(2025, 5, 1, 18, 0, 0, tzinfo=UTC)
+
+# Seat roles in a legal order: 6 civilians, sheriff, 2 mafia, don.
+ROLES = (
+    Role.CIVILIAN,
+    Role.MAFIA,
+    Role.CIVILIAN,
+    Role.CIVILIAN,
+    Role.SHERIFF,
+    Role.CIVILIAN,
+    Role.DON,
+    Role.CIVILIAN,
+    Role.MAFIA,
+    Role.CIVILIAN,
+)
+
+_drafts = itertools.count(1)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "data" / "bot.db")
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture
+async def tournament(db: Database) -> TournamentRow:
+    async with db.transaction() as conn:
+        return await create_tournament(
+            conn, title="Spring Cup", distance=10, created_by=CHIEF, chat_id=-100
+        )
+
+
+@pytest.fixture
+async def players(db: Database, tournament: TournamentRow) -> list[int]:
+    """Twelve confirmed players; their nicknames are P1..P12."""
+    async with db.transaction() as conn:
+        return [
+            (
+                await add_player(conn, tournament.id, f"P{i}", status="confirmed", decided_by=CHIEF)
+            ).id
+            for i in range(1, 13)
+        ]
+
+
+def make_draft(
+    player_ids: Sequence[int],
+    *,
+    round_no: int = 1,
+    table_no: int = 1,
+    draft_id: str | None = None,
+    result: Result = Result.RED,
+    extras: dict[int, int] | None = None,
+    **game: object,
+) -> GameDraft:
+    extras = extras or {}
+    seats = tuple(
+        SeatDraft(player_id=pid, role=ROLES[i], judge_extra=extras.get(i + 1, 0))
+        for i, pid in enumerate(player_ids[:10])
+    )
+    return GameDraft(
+        draft_id=draft_id or f"draft-{next(_drafts)}",
+        round=round_no,
+        table_no=table_no,
+        result=result,
+        seats=seats,
+        **game,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def draft() -> Callable[..., GameDraft]:
+    return make_draft

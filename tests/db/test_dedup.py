@@ -1,0 +1,106 @@
+"""The dedup middleware with a real Dispatcher: a redelivered update runs its handler once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from aiogram import Bot, Dispatcher, Router
+from aiogram.types import Chat, Message, Update, User
+
+from bot.db import Database
+from bot.db.updates import is_processed, mark_processed, prune_processed
+from bot.middlewares import DedupMiddleware
+
+
+def update(update_id: int, text: str = "hello") -> Update:
+    return Update(
+        update_id=update_id,
+        message=Message(
+            message_id=update_id,
+            date=datetime.now(UTC),
+            chat=Chat(id=5, type="private"),
+            from_user=User(id=5, is_bot=False, first_name="Ann"),
+            text=text,
+        ),
+    )
+
+
+@pytest.fixture
+async def bot() -> AsyncIterator[Bot]:
+    bot = Bot("42:TEST")  # no request is made: the handlers send nothing
+    try:
+        yield bot
+    finally:
+        await bot.session.close()
+
+
+def dispatcher(db: Database, calls: list[int], *, via_data: bool = False) -> Dispatcher:
+    router = Router()
+
+    @router.message()
+    async def handle(message: Message) -> None:
+        async with db.read() as conn:
+            # Recorded only after the handler: not yet while it runs.
+            assert not await is_processed(conn, message.message_id)
+        calls.append(message.message_id)
+        if message.text == "boom":
+            raise RuntimeError("handler failed")
+
+    if via_data:
+        dp = Dispatcher(db=db)
+        dp.update.outer_middleware(DedupMiddleware())
+    else:
+        dp = Dispatcher()
+        dp.update.outer_middleware(DedupMiddleware(db))
+    dp.include_router(router)
+    return dp
+
+
+@pytest.mark.parametrize("via_data", [False, True])
+async def test_same_update_twice_runs_once(db: Database, bot: Bot, via_data: bool) -> None:
+    calls: list[int] = []
+    dp = dispatcher(db, calls, via_data=via_data)
+    await dp.feed_update(bot, update(1))
+    await dp.feed_update(bot, update(1))
+    await dp.feed_update(bot, update(2))
+    assert calls == [1, 2]
+    async with db.read() as conn:
+        assert await is_processed(conn, 1) and await is_processed(conn, 2)
+
+
+async def test_a_failed_update_is_recorded_too(db: Database, bot: Bot) -> None:
+    calls: list[int] = []
+    dp = dispatcher(db, calls)
+    with pytest.raises(RuntimeError):
+        await dp.feed_update(bot, update(3, "boom"))
+    await dp.feed_update(bot, update(3, "boom"))  # skipped: no second exception
+    assert calls == [3]
+
+
+async def test_survives_a_restart(tmp_path: object, bot: Bot) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "bot.db"
+    db = await Database.open(path)
+    calls: list[int] = []
+    await dispatcher(db, calls).feed_update(bot, update(4))
+    await db.close()
+    db = await Database.open(path)
+    try:
+        await dispatcher(db, calls).feed_update(bot, update(4))
+    finally:
+        await db.close()
+    assert calls == [4]
+
+
+async def test_prune_keeps_a_week(db: Database) -> None:
+    now = datetime(2025, 5, 10, tzinfo=UTC)
+    async with db.transaction() as conn:
+        await mark_processed(conn, 1, now=now - timedelta(days=8))
+        await mark_processed(conn, 2, now=now - timedelta(days=6))
+        await mark_processed(conn, 2, now=now)  # again: no error
+        assert await prune_processed(conn, now=now) == 1
+        assert not await is_processed(conn, 1)
+        assert await is_processed(conn, 2)

@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from bot.db import LATEST, MIGRATIONS, Database, DatabaseTooNew
+from bot.db.migrations import split_statements
+
+TABLES = {
+    "tournaments",
+    "users",
+    "staff",
+    "invites",
+    "players",
+    "games",
+    "game_seats",
+    "approvals",
+    "protests",
+    "lots",
+    "audit_log",
+    "processed_updates",
+    "fsm",
+}
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def version(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+async def test_empty_database_to_latest(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "nested" / "bot.db"
+    db = await Database.open(path)
+    await db.close()
+    assert version(path) == LATEST == len(MIGRATIONS)
+    assert tables(path) >= TABLES
+
+
+async def test_open_sets_pragmas(db: Database) -> None:
+    assert await db.fetchval("PRAGMA journal_mode") == "wal"
+    assert await db.fetchval("PRAGMA foreign_keys") == 1
+    assert await db.fetchval("PRAGMA busy_timeout") == 5000
+    assert await db.fetchval("PRAGMA synchronous") == 1  # NORMAL
+
+
+async def test_reopen_is_a_no_op(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    for _ in range(2):
+        db = await Database.open(path)
+        await db.close()
+    assert version(path) == LATEST
+
+
+async def test_older_database_upgrades_and_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:1])
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES (?, ?, ?, ?)",
+        ("Old Cup", 8, 1, 0),
+    )
+    await db.close()
+    assert version(path) == 1
+    assert "fsm" not in tables(path)
+
+    db = await Database.open(path)
+    try:
+        assert await db.fetchval("PRAGMA user_version") == LATEST
+        assert await db.fetchval("SELECT title FROM tournaments") == "Old Cup"
+        assert await db.fetchval("SELECT count(*) FROM fsm") == 0
+    finally:
+        await db.close()
+
+
+async def test_python_step_and_new_column(tmp_path: Path) -> None:
+    """A future step that reshapes data: the full list applies it on top of the old file."""
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('a', 5, 1, 0)"
+    )
+    await db.close()
+
+    async def fill(conn: aiosqlite.Connection) -> None:
+        await conn.execute("UPDATE tournaments SET note = 'distance ' || distance")
+
+    steps = (*MIGRATIONS, "ALTER TABLE tournaments ADD COLUMN note TEXT;", fill)
+    db = await Database.open(path, migrations=steps)
+    try:
+        assert await db.fetchval("SELECT note FROM tournaments") == "distance 5"
+        assert await db.fetchval("PRAGMA user_version") == LATEST + 2
+    finally:
+        await db.close()
+
+
+async def test_failing_step_rolls_back_its_version(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    bad = "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);"
+    with pytest.raises(sqlite3.OperationalError):
+        await Database.open(path, migrations=(*MIGRATIONS, bad))
+    assert version(path) == LATEST
+    assert "half_done" not in tables(path)
+    db = await Database.open(path)  # the file is still usable
+    await db.close()
+
+
+async def test_step_breaking_foreign_keys_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    bad = (
+        "INSERT INTO players (tournament_id, nickname, nickname_key, created_at)"
+        " VALUES (999, 'x', 'x', 0);"
+    )
+    with pytest.raises(sqlite3.IntegrityError, match="foreign keys"):
+        await Database.open(path, migrations=(*MIGRATIONS, bad))
+    assert version(path) == LATEST
+
+
+async def test_newer_database_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST + 5}")
+    with pytest.raises(DatabaseTooNew) as info:
+        await Database.open(path)
+    assert str(info.value) == (
+        f"database version {LATEST + 5} is newer than this bot ({LATEST}); upgrade the bot"
+    )
+    assert version(path) == LATEST + 5
+
+
+def test_split_statements_keeps_semicolons_in_strings_and_triggers() -> None:
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');
+    CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = 'c;d'; END;
+    """
+    statements = split_statements(script)
+    assert len(statements) == 2
+    assert statements[1].endswith("END;")
+    with pytest.raises(ValueError, match="incomplete"):
+        split_statements("CREATE TABLE t (x TEXT DEFAULT 'open")

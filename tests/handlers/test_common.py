@@ -1,0 +1,33 @@
+from tests.support import BotHarness
+
+
+async def test_start_answers_in_russian_by_default(harness: BotHarness) -> None:
+    ann = harness.user(101, "Аня", language_code="ru")
+    await harness.send(harness.updates.private_message(ann, "/start"))
+    text = harness.session.last_text(101)
+    assert text.startswith("Здравствуйте!") and "/rating" in text
+
+
+async def test_help_follows_english_telegram_language(harness: BotHarness) -> None:
+    bob = harness.user(102, "Bob", language_code="en")
+    await harness.send(harness.updates.private_message(bob, "/help"))
+    assert "standings of a sports-mafia tournament" in harness.session.last_text(102)
+
+
+async def test_cancel_without_conversation_says_so(harness: BotHarness) -> None:
+    bob = harness.user(103, "Bob", language_code="en")
+    await harness.send(harness.updates.private_message(bob, "/cancel"))
+    assert harness.session.last_text(103) == "Nothing to cancel."
+
+
+async def test_anonymous_admin_command_is_refused(harness: BotHarness) -> None:
+    await harness.send(harness.updates.anonymous_admin_message(-100500, "/help"))
+    text = harness.session.last_text(-100500)
+    assert "анонимн" in text.lower()
+
+
+async def test_forwarded_command_acts_for_no_one(harness: BotHarness) -> None:
+    ann = harness.user(104, "Аня")
+    other = harness.user(105, "Босс")
+    await harness.send(harness.updates.private_message(ann, "/cancel", forward_from=other))
+    assert "Пересланная команда" in harness.session.last_text(104)

@@ -1,0 +1,33 @@
+"""Test support: an offline Telegram (recording session, scripted errors, server-side
+flood limits), realistic update factories, and a harness that feeds updates to any
+Dispatcher. See tests/test_support_session.py for usage."""
+
+from .harness import BotHarness
+from .telegram import (
+    ANONYMOUS_ADMIN_ID,
+    BOT_FIRST_NAME,
+    BOT_ID,
+    BOT_TOKEN,
+    BOT_USERNAME,
+    ApiError,
+    Call,
+    Limits,
+    RecordingSession,
+    UpdateFactory,
+    buttons,
+)
+
+__all__ = [
+    "ANONYMOUS_ADMIN_ID",
+    "BOT_FIRST_NAME",
+    "BOT_ID",
+    "BOT_TOKEN",
+    "BOT_USERNAME",
+    "ApiError",
+    "BotHarness",
+    "Call",
+    "Limits",
+    "RecordingSession",
+    "UpdateFactory",
+    "buttons",
+]
