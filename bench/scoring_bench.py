@@ -124,40 +124,84 @@ def run(argv: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
-def import_cost(env: dict[str, str]) -> tuple[float, bool]:
-    """(cumulative µs of ``import scoring`` by -X importtime, whether aiogram got imported)."""
+IMPORTS = {
+    "import scoring": "import scoring",
+    "the command line (scoring.cli)": "import scoring.cli",
+    "the whole API": "import scoring.model, scoring.points, scoring.standings, scoring.parse",
+}
+
+
+def _imports(code: str, env: dict[str, str]) -> dict[str, int]:
+    """The modules ``code`` imports, with their own µs by -X importtime."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import scoring"],
+        [sys.executable, "-X", "importtime", "-c", code],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         check=True,
     )
-    total = 0.0
-    aiogram = False
+    found = {}
     for line in done.stderr.splitlines():
-        if not line.startswith("import time:") or "|" not in line:
-            continue
-        _self, cumulative, name = line.removeprefix("import time:").split("|")
-        if name.strip() == "scoring":
-            total = float(cumulative)
-        aiogram = aiogram or name.strip().split(".")[0] == "aiogram"
-    return total, aiogram
+        own, _cumulative, name = [*line.removeprefix("import time:").split("|"), "", ""][:3]
+        if line.startswith("import time:") and own.strip().isdigit():
+            found[name.strip()] = int(own)
+    return found
 
 
-def measure(path: str, repeat: int, env: dict[str, str]) -> tuple[float, float]:
-    """Median seconds of (the scoring command, the bare json.load), interleaved."""
-    python = sys.executable
-    score_cmd = [python, "-m", "scoring", "standings", path]
-    load_cmd = [python, "-c", f"import json; json.load(open({path!r}, encoding='utf-8'))"]
-    run(score_cmd, env)  # warm the caches, and check the tournament is valid (exit 0)
-    run(load_cmd, env)
-    scores, loads = [], []
-    for _ in range(repeat):
-        loads.append(run(load_cmd, env))
-        scores.append(run(score_cmd, env))
-    return statistics.median(scores), statistics.median(loads)
+def import_cost(code: str, env: dict[str, str], tries: int = 5) -> tuple[float, set[str]]:
+    """(ms of the imports ``code`` adds to the interpreter's own start-up, best of
+    ``tries``; the modules it imports)."""
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True)  # warm
+    start_up = set(_imports("pass", env))
+    best = float("inf")
+    modules: set[str] = set()
+    for _ in range(tries):
+        found = {name: us for name, us in _imports(code, env).items() if name not in start_up}
+        best = min(best, sum(found.values()) / 1000)
+        modules = set(found)
+    return best, modules
+
+
+class Timing:
+    """Median seconds over interleaved runs on one file, and on an empty tournament."""
+
+    def __init__(self, path: str, empty: str, repeat: int, env: dict[str, str]) -> None:
+        python = sys.executable
+        commands = {
+            "score": [python, "-m", "scoring", "standings", path],
+            "load": [python, "-c", f"import json; json.load(open({path!r}, encoding='utf-8'))"],
+            "score0": [python, "-m", "scoring", "standings", empty],
+            "load0": [python, "-c", f"import json; json.load(open({empty!r}, encoding='utf-8'))"],
+        }
+        for argv in commands.values():
+            run(argv, env)  # warm the caches, and check the tournament is valid (exit 0)
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(repeat):
+            for name, argv in commands.items():
+                times[name].append(run(argv, env))
+        median = {name: statistics.median(values) for name, values in times.items()}
+        self.score, self.load = median["score"], median["load"]
+        # the start-up of each command (an empty tournament), measured alongside
+        self.score0, self.load0 = median["score0"], median["load0"]
+
+    @property
+    def ratio(self) -> float:
+        return self.score / self.load
+
+    def per_game(self, games: int) -> tuple[float, float]:
+        """µs per game of (scoring, json.load), over their start-up: flat = linear."""
+        return (
+            (self.score - self.score0) / games * 1e6,
+            (self.load - self.load0) / games * 1e6,
+        )
+
+
+def write(folder: str, name: str, data: dict[str, Any]) -> str:
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as stream:
+        json.dump(data, stream, ensure_ascii=False)
+    return path
 
 
 def main() -> int:
@@ -167,34 +211,60 @@ def main() -> int:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder:
-        # As installed code runs: bytecode cached (in a temporary folder, not the tree).
+        # As installed code runs: bytecode cached (in a temporary folder, not the tree);
+        # and, for comparison, compiled from source on every run.
         cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         cached["PYTHONPYCACHEPREFIX"] = os.path.join(folder, "pycache")
-        uncached = dict(cached, PYTHONDONTWRITEBYTECODE="1")
+        # (This environment's default: the standard library's bytecode is installed.)
+        uncached = {k: v for k, v in cached.items() if k != "PYTHONPYCACHEPREFIX"}
+        uncached["PYTHONDONTWRITEBYTECODE"] = "1"
+        empty = write(folder, "tournament-0.json", {"distance": 10, "games": []})
         results = []
         for games, players in SIZES:
-            path = os.path.join(folder, f"tournament-{games}.json")
-            with open(path, "w", encoding="utf-8") as stream:
-                json.dump(make_tournament(games, players, rng), stream, ensure_ascii=False)
-            score, load = measure(path, args.repeat, cached)
-            results.append((games, players, os.path.getsize(path), score, load))
-        cold_score, cold_load = measure(path, args.repeat, uncached)
-        micros, aiogram = import_cost(cached)
-        cold_micros, _ = import_cost(uncached)
+            path = write(folder, f"tournament-{games}.json", make_tournament(games, players, rng))
+            timing = Timing(path, empty, args.repeat, cached)
+            results.append((games, players, os.path.getsize(path), timing))
+        cold = Timing(path, empty, args.repeat, uncached)
+        imports = {label: import_cost(code, cached) for label, code in IMPORTS.items()}
+        cold_cli, _ = import_cost(IMPORTS["the command line (scoring.cli)"], uncached)
 
-    print(f"python -m scoring standings FILE vs python -c 'json.load(FILE)', median of {args.repeat}")
-    print(f"{'games':>7} {'players':>7} {'file MB':>8} {'scoring s':>10} {'json s':>8} "
-          f"{'ratio':>6} {'µs/game':>8}")
-    for games, players, size, score, load in results:
-        print(f"{games:>7} {players:>7} {size / 1e6:>8.2f} {score:>10.3f} {load:>8.3f} "
-              f"{score / load:>6.2f} {score / games * 1e6:>8.1f}")
-    games, _players, _size, score, load = results[-1]
-    print(f"{games} games without a bytecode cache (PYTHONDONTWRITEBYTECODE=1): "
-          f"{cold_score:.3f} s vs {cold_load:.3f} s, ratio {cold_score / cold_load:.2f}")
-    print(f"import scoring: {micros / 1000:.1f} ms cumulative (-X importtime), "
-          f"{cold_micros / 1000:.1f} ms without a bytecode cache; "
-          f"aiogram imported: {'YES' if aiogram else 'no'}")
-    ok = score / load <= TARGET_RATIO and not aiogram
+    print(
+        f"python -m scoring standings FILE vs python -c 'json.load(FILE)': median of {args.repeat}"
+    )
+    print(
+        f"{'games':>7} {'players':>7} {'file MB':>7} {'scoring s':>9} {'json s':>7} {'ratio':>5}"
+        f" {'scoring µs/game':>15} {'json µs/game':>12}"
+    )
+    for games, players, size, timing in results:
+        score_each, load_each = timing.per_game(games)
+        print(
+            f"{games:>7} {players:>7} {size / 1e6:>7.2f} {timing.score:>9.3f} {timing.load:>7.3f}"
+            f" {timing.ratio:>5.2f} {score_each:>15.1f} {load_each:>12.1f}"
+        )
+    starts = [(t.score0, t.load0) for *_rest, t in results]
+    print(
+        "(µs/game: over each command's time on an empty tournament, measured alongside:"
+        f" {statistics.median(s for s, _ in starts) * 1000:.0f} ms and"
+        f" {statistics.median(j for _, j in starts) * 1000:.0f} ms; flat = linear growth)"
+    )
+    games, _players, _size, timing = results[-1]
+    print(
+        f"{games} games, bytecode compiled on every run (PYTHONDONTWRITEBYTECODE=1): "
+        f"{cold.score:.3f} s vs {cold.load:.3f} s, ratio {cold.ratio:.2f}"
+    )
+    aiogram = False
+    for label, (ms, modules) in imports.items():
+        heavy = sorted(
+            m for m in modules if m.split(".")[0] in {"aiogram", "dataclasses", "typing"}
+        )
+        aiogram = aiogram or any(m.split(".")[0] == "aiogram" for m in modules)
+        print(
+            f"imports of {label}: {ms:.1f} ms (-X importtime), {len(modules)} modules"
+            f"{'; includes ' + ', '.join(heavy) if heavy else ''}"
+        )
+    print(f"imports of the command line without a bytecode cache: {cold_cli:.1f} ms")
+    print(f"aiogram imported: {'YES' if aiogram else 'no'}")
+    ok = timing.ratio <= TARGET_RATIO and not aiogram
     print(f"target at {games} games, ratio <= {TARGET_RATIO}: {'met' if ok else 'NOT met'}")
     return 0 if ok else 1
 

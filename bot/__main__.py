@@ -35,9 +35,13 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(backup_file(settings.database_path, args.path))
         return 0
     if args.command == "export":
-        from bot.export import export_to_dir
+        from bot.export import UnknownTournament, export_to_dir
 
-        asyncio.run(export_to_dir(settings.database_path, args.tournament_id, args.dir))
+        try:
+            asyncio.run(export_to_dir(settings.database_path, args.tournament_id, args.dir))
+        except (UnknownTournament, FileNotFoundError) as error:
+            print(f"export: {error}", file=sys.stderr)
+            return 2
         return 0
 
     token = settings.bot_token.get_secret_value().strip() if settings.bot_token else ""

@@ -15,7 +15,7 @@ from aiogram.fsm.storage.memory import SimpleEventIsolation
 import handlers
 from bot.config import Settings
 from bot.db.connection import Database
-from bot.flood import FloodControl
+from bot.flood import FloodControl, MigrateCallback
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import UserLocaleMiddleware, create_i18n
 from bot.middlewares.dedup import DedupMiddleware
@@ -27,11 +27,12 @@ from bot.standings import StandingsService
 log = logging.getLogger(__name__)
 
 
-def create_bot(token: str, api_url: str = "") -> Bot:
+def create_bot(token: str, api_url: str = "", *, on_migrate: MigrateCallback | None = None) -> Bot:
     session = AiohttpSession(api=TelegramAPIServer.from_base(api_url)) if api_url else None
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
     # Every outgoing call passes the flood limits (issue 6); it queues, never drops.
-    bot.session.middleware(FloodControl())
+    # A group upgraded to a supergroup: its tournaments follow (Publisher.chat_migrated).
+    bot.session.middleware(FloodControl(on_migrate=on_migrate))
     return bot
 
 
@@ -47,10 +48,14 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp["settings"] = settings
     standings = StandingsService(db)
     dp["standings"] = standings
-    dp["publisher"] = Publisher(db, standings)
+    i18n = create_i18n(settings.locales_path)
+    publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
+    dp["publisher"] = publisher
+    # Debounced standings still waiting are published before the bot stops.
+    dp.shutdown.register(publisher.close)
     dp.update.outer_middleware(DedupMiddleware(db))
     dp.update.outer_middleware(UsersMiddleware())
-    UserLocaleMiddleware(create_i18n(settings.locales_path)).setup(dp)
+    UserLocaleMiddleware(i18n).setup(dp)
     # Registered after i18n, so its refusals are translated.
     dp.message.outer_middleware(IdentityMiddleware())
     dp.include_router(handlers.setup_routers())
@@ -59,8 +64,8 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
 
 async def run(settings: Settings, token: str) -> None:
     db = await Database.open(settings.database_path)
-    bot = create_bot(token, settings.telegram_api_url)
     dp = build_dispatcher(db, settings)
+    bot = create_bot(token, settings.telegram_api_url, on_migrate=dp["publisher"].chat_migrated)
     try:
         try:
             await handlers.set_commands(bot)

@@ -106,7 +106,12 @@ __all__ = [
 ]
 
 
+_MODULES = frozenset({*_HOMES, "cli", "record", "rules", "table"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _MODULES:  # ``scoring.points`` and the like, after ``import scoring``
+        return import_module(f".{name}", __name__)
     home = _HOME_OF.get(name)
     if home is None:
         raise AttributeError(f"module 'scoring' has no attribute {name!r}")

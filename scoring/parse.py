@@ -3,9 +3,9 @@
 Two kinds of trouble are told apart:
 
 * **structure** — not JSON, a required field missing (``distance``, ``games``, a
-  game's ``id``, ``result`` or ``seats``, a seat's ``player`` or ``role``), a list or
-  object where the contract has something else: ``InputError``, whose message is one
-  line naming the file and the field;
+  game's ``id``, ``result`` or ``seats``, a seat's ``player`` or ``role``), a player
+  or role that is not a string, a list or object where the contract has something
+  else: ``InputError``, whose message is one line naming the file and the field;
 * **rules** — a value of the right shape that breaks RULES.md (11 seats, an unknown
   role, seat 12, judge's points 0.333, ``day1_voted_out`` of ``"two"``…): carried into
   the game as given and reported by ``validate.py``, one line per problem.
@@ -59,6 +59,8 @@ def load_json(content: bytes | str, source: str = "<input>") -> object:
         ) from None
     except UnicodeDecodeError as error:
         raise InputError(f"{source}: not valid UTF-8 text: {error.reason}") from None
+    except (ValueError, RecursionError) as error:  # e.g. a number of 5,000 digits
+        raise InputError(f"{source}: not valid JSON: {error}") from None
 
 
 def parse_tournament(data: object, source: str = "<input>") -> Tournament:
@@ -220,7 +222,12 @@ _SEAT_RULES = "an object seat → list of rule ids"
 
 
 def _optional(
-    value: object, default: object, source: str, where: int | str, game_id: str, name: str,
+    value: object,
+    default: object,
+    source: str,
+    where: int | str,
+    game_id: str,
+    name: str,
     kind: str,
 ) -> Any:
     """An optional field given as null is its default; anything else of the wrong kind
@@ -274,15 +281,16 @@ def _game_error(data: dict[str, object], source: str, where: int | str) -> Input
 
 
 def _seat_error(source: str, where: int | str, game_id: str, seats: list[object]) -> InputError:
-    for number, seat in enumerate(seats, start=1):
-        field = _field(where, game_id, f"seats[{number - 1}]")
+    for index, seat in enumerate(seats):
         if type(seat) is not dict:
+            field = _field(where, game_id, f"seats[{index}]")
             return InputError(f"{source}: {field}: a seat must be an object {{player, role}}")
         for key in ("player", "role"):
+            field = _field(where, game_id, f"seats[{index}].{key}")
             if key not in seat:
-                return _missing(source, f"{field}.{key}")
+                return _missing(source, field)
             if type(seat[key]) is not str:
-                return InputError(f"{source}: {field}.{key}: must be a string")
+                return InputError(f"{source}: {field}: must be a string")
     return InputError(f"{source}: {_field(where, game_id, 'seats')}: malformed seats")
 
 

@@ -52,9 +52,10 @@ _INT = frozenset({int})
 
 
 # Judge's extra points for one seat, as recorded: (seat, hundredths, given). ``seat`` is
-# an int when the key was a whole number, else as given; ``hundredths`` is the exact
-# value × 100 when it has at most two decimals (D6), else None; ``given`` is the value
-# as recorded, for messages. (A plain tuple: a tournament has tens of thousands.)
+# the seat number (a JSON key "1"…"10" read as 1…10; any other key stays as given);
+# ``hundredths`` is the exact value × 100 when it has at most two decimals (D6), else
+# None; ``given`` is the value as recorded, for messages. (A plain tuple: a tournament
+# has tens of thousands.)
 JudgeValue = tuple[object, int | None, object]
 
 
@@ -252,11 +253,18 @@ def game_of_record(record: GameRecord) -> Game:
         best_move_hint=record.best_move_hint,
         disqualified=cast(tuple[int, ...], record.disqualified),
         judge_extras=judge,
-        chief_approved=frozenset(cast(tuple[int, ...], record.chief_approved)),
+        chief_approved=_frozen(record.chief_approved),
         penalties={
             cast(int, seat): cast(tuple[str, ...], rules) for seat, rules in record.penalties
         },
     )
+
+
+def _frozen(seats: tuple[object, ...]) -> frozenset[int]:
+    try:
+        return frozenset(cast(tuple[int, ...], seats))
+    except TypeError:  # something unhashable where seats belong: kept for validation
+        return cast("frozenset[int]", seats)
 
 
 def _as(by_value: Mapping[str, _T], value: object, kind: type[_T]) -> _T:
@@ -264,4 +272,4 @@ def _as(by_value: Mapping[str, _T], value: object, kind: type[_T]) -> _T:
         return value
     if isinstance(value, str) and value in by_value:
         return by_value[value]
-    return cast(_T, value)
+    return cast("_T", value)

@@ -108,10 +108,23 @@ class Tally:
         self._totals = (seated, winners, leaders, deaths, red_deaths, compensations, extra, pending)
 
         def add(record: GameRecord) -> None:
-            teams = record.teams
+            (
+                game_id,
+                _,
+                players,
+                _,
+                _,
+                _,
+                best_move,
+                _,
+                disqualified,
+                judged,
+                _,
+                penalized,
+                teams,
+            ) = record
             if teams is None:
                 raise InvalidGameError(check_records([record]))
-            players = record.players
             seated.append(players)
             won, leading, first, first_red, compensating = outcome(record, teams)
             if leading is not None:
@@ -123,14 +136,14 @@ class Tally:
                     red_deaths.append(first)  # i of 8.6.1 (D1)
                     if compensating:
                         compensations.append(first)  # 8.6.2-8.6.3
-            if record.judge_extras or record.best_move:
+            if judged or best_move:
                 for seat, _best, _judge, _counted, waiting, bonus in bonuses(record, teams):
                     if bonus:
                         player = players[seat - 1]
                         extra[player] = extra.get(player, 0) + bonus
-                    if waiting and (not pending or pending[-1] != record.id):
-                        pending.append(record.id)
-            if record.disqualified or record.penalties:
+                    if waiting and (not pending or pending[-1] != game_id):
+                        pending.append(game_id)
+            if disqualified or penalized:
                 for seat, points in chain(disqualifications(record), penalty_points(record)):
                     player = players[seat - 1]
                     extra[player] = extra.get(player, 0) + points

@@ -240,9 +240,7 @@ def _check_roles(game_id: str, roles: tuple[object, ...], add: _Add) -> None:
 def _check_best_move(record: GameRecord, first_ok: bool, voted_out_ok: bool, add: _Add) -> None:
     game_id, _result, _players, _roles, voted_out, first, named = record[:7]
     if first is None:
-        add(
-            _problem(game_id, "8.3", N_("best move recorded, but nobody was killed on night 1"))
-        )
+        add(_problem(game_id, "8.3", N_("best move recorded, but nobody was killed on night 1")))
     if len(named) > BEST_MOVE_NUMBERS_MAX:
         template = N_("best move names {count} seats; at most 3")
         add(_problem(game_id, "8.3.2", template, count=len(named)))
@@ -280,15 +278,14 @@ def _check_disqualified(game_id: str, seats: tuple[object, ...], add: _Add) -> N
             )
         elif seat in seen:
             add(_problem(game_id, "8.2.4", N_("seat {seat} disqualified twice"), seat=seat))
-        seen.add(seat)
+        else:
+            seen.add(seat)
 
 
 def _check_judge(record: GameRecord, teams: Arrangement | None, add: _Add) -> None:
     """8.4-8.4.7 with D4-D7. ``teams`` is None when roles or result are broken."""
     game_id = record.id
     given = record.judge_extras
-    team = winning_team(record)
-    winners = team_seats(teams, team) if teams is not None and team is not None else None
     valid = []
     given_total = 0
     for judged in given:  # one value per seat: JSON object keys and Mapping keys are unique
@@ -302,31 +299,8 @@ def _check_judge(record: GameRecord, teams: Arrangement | None, add: _Add) -> No
         elif seat_ok:
             valid.append(judged)
             given_total += value
-            if winners is None:
-                continue
-            if seat in winners:
-                if value > JUDGE_WINNER_MAX:
-                    add(
-                        _problem(
-                            game_id,
-                            "8.4.3",
-                            N_("judge's extra points {value} for seat {seat} of the winning "
-                               "team; at most 0.7"),
-                            value=_points(value),
-                            seat=seat,
-                        )
-                    )
-            elif value > JUDGE_LOSER_MAX:
-                add(
-                    _problem(
-                        game_id,
-                        "8.4.4",
-                        N_("judge's extra points {value} for seat {seat} of the losing team; "
-                           "at most 0.4"),
-                        value=_points(value),
-                        seat=seat,
-                    )
-                )
+            if value > JUDGE_LOSER_MAX:  # (at most 0.4 is allowed to winners and losers)
+                _check_judge_cap(record, teams, seat, value, add)  # type: ignore[arg-type]
     if len(given) > JUDGE_PLAYERS_MAX:
         add(
             _problem(
@@ -345,7 +319,7 @@ def _check_judge(record: GameRecord, teams: Arrangement | None, add: _Add) -> No
                 seats=", ".join(show_given(seat) for seat, _value, _shown in given),
             )
         )
-    if teams is None or winners is None or given_total <= JUDGE_SUM_MAX:
+    if teams is None or winning_team(record) is None or given_total <= JUDGE_SUM_MAX:
         return  # (what counts is a part of what is given)
     # 8.4.2 counts the judge's points a player gets (8.4.6, D4, D5); values above 0.5
     # count as if approved (D7), so that an approval cannot make a game invalid.
@@ -365,6 +339,26 @@ def _check_judge(record: GameRecord, teams: Arrangement | None, add: _Add) -> No
                 total=_points(counted),
             )
         )
+
+
+def _check_judge_cap(
+    record: GameRecord, teams: Arrangement | None, seat: int, value: int, add: _Add
+) -> None:
+    """8.4.3 (winners: at most 0.7) and 8.4.4 (losers: at most 0.4)."""
+    team = winning_team(record)
+    if teams is None or team is None:
+        return
+    if seat in team_seats(teams, team):
+        if value > JUDGE_WINNER_MAX:
+            template = N_(
+                "judge's extra points {value} for seat {seat} of the winning team; at most 0.7"
+            )
+            add(_problem(record.id, "8.4.3", template, value=_points(value), seat=seat))
+    elif value > JUDGE_LOSER_MAX:
+        template = N_(
+            "judge's extra points {value} for seat {seat} of the losing team; at most 0.4"
+        )
+        add(_problem(record.id, "8.4.4", template, value=_points(value), seat=seat))
 
 
 def _judge_value_problem(
@@ -389,8 +383,10 @@ _PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
     "8.5.1": (
         _RED,
         frozenset({"black"}),
-        N_("penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-           "seat {seat} is {role}, result {result}"),
+        N_(
+            "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
+            "seat {seat} is {role}, result {result}"
+        ),
     ),
     "8.5.2": (
         _CIVILIAN,
@@ -400,14 +396,18 @@ _PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
     "8.5.3": (
         _RED,
         frozenset({"black"}),
-        N_("penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-           "seat {seat} is {role}, result {result}"),
+        N_(
+            "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
+            "seat {seat} is {role}, result {result}"
+        ),
     ),
     "8.5.4": (
         _BLACK,
         frozenset({"red"}),
-        N_("penalty {penalty} needs mafia or the don and a red win (D8); "
-           "seat {seat} is {role}, result {result}"),
+        N_(
+            "penalty {penalty} needs mafia or the don and a red win (D8); "
+            "seat {seat} is {role}, result {result}"
+        ),
     ),
 }
 assert set(_PENALTY_NEEDS) == set(PENALTY_RULES)

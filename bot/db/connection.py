@@ -5,7 +5,8 @@ use, so two coroutines never interleave statements inside one transaction (a
 shared connection has one transaction at a time). ``transaction()`` takes SQLite's
 write lock up front (``BEGIN IMMEDIATE``), which makes read-then-write in a
 repository race-free. A nested ``transaction()``/``read()`` in the same task becomes
-a SAVEPOINT instead of a deadlock.
+a SAVEPOINT instead of a deadlock; a *different* task started inside a transaction
+(``asyncio.gather`` of database calls) waits for the lock forever, so don't.
 
 WAL mode lets other processes (``python -m bot backup``, an operator's ``sqlite3``
 shell) read while the bot writes.
@@ -145,8 +146,11 @@ class Database:
         try:
             yield
         except BaseException:
-            await conn.execute(f"ROLLBACK TO {name}")
-            await conn.execute(f"RELEASE {name}")
+            # If SQLite already rolled the whole transaction back, the caller's own
+            # exception is the one worth seeing.
+            with suppress(sqlite3.Error):
+                await conn.execute(f"ROLLBACK TO {name}")
+                await conn.execute(f"RELEASE {name}")
             raise
         else:
             await conn.execute(f"RELEASE {name}")

@@ -32,6 +32,12 @@ MAX_JUDGE_EXTRA = 100
 PROTEST_WINDOW = timedelta(minutes=10)
 
 
+def game_code(round_no: int, table_no: int) -> str:
+    """The game id the scoring engine sees, e.g. ``R2-T1`` (unique: one counting game
+    per round and table)."""
+    return f"R{round_no}-T{table_no}"
+
+
 def _as_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
     return value if isinstance(value, tuple) else tuple(value)
 
@@ -152,8 +158,7 @@ class GameRecord:
 
     @property
     def code(self) -> str:
-        """The id the scoring engine sees, e.g. ``R2-T1``."""
-        return f"R{self.round}-T{self.table_no}"
+        return game_code(self.round, self.table_no)
 
     @property
     def protest_deadline(self) -> datetime:
@@ -644,3 +649,14 @@ async def decide_approval(
     decided = await get_approval(conn, approval_id)
     assert decided is not None
     return decided
+
+
+async def count_games(conn: Conn, tournament_id: int) -> int:
+    """Games saved in the tournament that count (pending or final, not annulled)."""
+    return int(
+        await fetch_val(
+            conn,
+            "SELECT count(*) FROM games WHERE tournament_id = ? AND status <> 'annulled'",
+            (tournament_id,),
+        )
+    )

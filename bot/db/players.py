@@ -49,10 +49,15 @@ def _row(r: sqlite3.Row) -> PlayerRow:
 
 
 def normalize_nickname(nickname: str) -> str:
-    """The nickname as stored and shown: NFKC, trimmed, inner whitespace collapsed."""
-    text = " ".join(unicodedata.normalize("NFKC", nickname).split())
-    # Control and format characters (zero-width joiners...) make look-alike names.
-    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf"))
+    """The nickname as stored and shown: NFKC, control and format characters dropped
+    (zero-width joiners make look-alike names), whitespace trimmed and collapsed."""
+    text = "".join(
+        " " if ch.isspace() else ch
+        for ch in unicodedata.normalize("NFKC", nickname)
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+    # Dropping a character can let its neighbours compose: normalise once more.
+    text = " ".join(unicodedata.normalize("NFKC", text).split())
     if not text:
         raise InvalidNickname("nickname is empty")
     if len(text) > MAX_NICKNAME:

@@ -1,19 +1,20 @@
 """Stored games → ``scoring.model`` objects: the standings come from the scoring engine.
 
-``load_scoring_tournament`` reads a whole tournament in four queries and builds the
-model without per-row ORM work, since it runs after every saved game (the live
-standings message).
+``load_scoring_tournament`` reads a whole tournament in five queries and builds the
+model without per-row ORM work, since the live standings are recomputed after every
+saved game.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 from bot.db.connection import Conn, fetch_all, fetch_val
 from bot.db.errors import NotFound
-from bot.db.games import GameDraft, GameRecord
+from bot.db.games import GameDraft, GameRecord, game_code
 from bot.db.lots import LotRow, lots_for_tournament
 from scoring.model import SEAT_NUMBERS, Game, Result, Role, Seat, Tournament
 
@@ -34,6 +35,8 @@ FROM games g
 WHERE g.tournament_id = ? AND g.status <> 'annulled'
 ORDER BY g.round, g.table_no
 """
+# Annulled games' details are read too (the partial index knows no game status) and
+# dropped with their games.
 _DETAILS_SQL = """
 SELECT s.game_id, s.seat, s.disqualified, s.judge_extra, s.chief_approved, s.penalties
 FROM game_seats s
@@ -53,13 +56,6 @@ class _Details:
         self.extras: dict[int, Fraction] = {}
         self.approved: list[int] = []
         self.penalties: dict[int, tuple[str, ...]] = {}
-
-
-_NO_DETAILS = _Details()
-
-
-def game_code(round_no: int, table_no: int) -> str:
-    return f"R{round_no}-T{table_no}"
 
 
 def hundredths(value: int) -> Fraction:
@@ -97,11 +93,24 @@ async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
             conn, "SELECT id, nickname FROM players WHERE tournament_id = ?", (tournament_id,)
         )
     }
+    detail_rows = await fetch_all(conn, _DETAILS_SQL, (tournament_id,))
+    game_rows = await fetch_all(conn, _GAMES_SQL, (tournament_id,))
+    lots = await lots_for_tournament(conn, tournament_id)
+    return Tournament(
+        distance=int(distance),
+        games=_build_games(names, detail_rows, game_rows),
+        lot=merge_lots(lots, names),
+    )
+
+
+def _build_games(
+    names: Mapping[int, str],
+    detail_rows: Iterable[Sequence[Any]],
+    game_rows: Iterable[Sequence[Any]],
+) -> tuple[Game, ...]:
     details: dict[int, _Details] = {}
     fractions: dict[int, Fraction] = {}
-    for game_id, seat_no, dq, extra, approved, penalties in await fetch_all(
-        conn, _DETAILS_SQL, (tournament_id,)
-    ):
+    for game_id, seat_no, dq, extra, approved, penalties in detail_rows:
         d = details.get(game_id)
         if d is None:
             d = details[game_id] = _Details()
@@ -121,9 +130,9 @@ async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
     seats_of: dict[str, Seat] = {}
     moves: dict[str, tuple[int, ...]] = {"[]": _EMPTY}
     games = []
-    for row in await fetch_all(conn, _GAMES_SQL, (tournament_id,)):
-        gid, round_no, table_no, result, voted_out, first_killed, best_move, hint = row[:8]
-        seat_list, packed = row[8], row[9]
+    for row in game_rows:
+        (gid, round_no, table_no, result, voted_out, first_killed, best_move, hint,
+         seat_list, packed) = row  # fmt: skip
         tokens = packed.split(",") if packed else []
         if seat_list != _SEAT_ORDER and tokens:
             # Not the ten seats in order (SQLite does not promise an order here).
@@ -139,10 +148,10 @@ async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
         move = moves.get(best_move)
         if move is None:
             move = moves[best_move] = tuple(json.loads(best_move))
-        d = details.get(gid, _NO_DETAILS)
+        d = details.get(gid) or _Details()  # fresh: games share no mutable mapping
         games.append(
             Game(
-                id=f"R{round_no}-T{table_no}",
+                id=game_code(round_no, table_no),
                 result=_RESULTS[result],
                 seats=tuple(seats),
                 day1_voted_out=voted_out,
@@ -155,8 +164,7 @@ async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
                 penalties=d.penalties,
             )
         )
-    lot = merge_lots(await lots_for_tournament(conn, tournament_id), names)
-    return Tournament(distance=int(distance), games=tuple(games), lot=lot)
+    return tuple(games)
 
 
 def game_from_record(game: GameRecord) -> Game:

@@ -53,7 +53,9 @@ class DedupMiddleware(BaseMiddleware):
     ) -> Any:
         if not isinstance(event, Update):
             return await handler(event, data)
-        db: Database = self._db if self._db is not None else data["db"]
+        db = self._db if self._db is not None else data.get("db")
+        if not isinstance(db, Database):
+            raise RuntimeError("DedupMiddleware needs a Database: pass it, or set dp['db']")
         update_id = event.update_id
         if update_id in self._in_flight:
             log.debug("update %s is being handled already; skipped", update_id)

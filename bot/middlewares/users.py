@@ -49,7 +49,8 @@ class UsersMiddleware(BaseMiddleware):
     async def _remember(self, db: Database, user: User, can_message: bool | None) -> None:
         seen: _Seen = (user.first_name, user.username, user.language_code, can_message)
         old = self._seen.get(user.id)
-        if old is not None and old[:3] == seen[:3] and (can_message is None or old[3] == can_message):
+        unchanged = old is not None and old[:3] == seen[:3]
+        if unchanged and (can_message is None or (old is not None and old[3] == can_message)):
             return
         async with db.transaction() as conn:
             row = await users.upsert_user(

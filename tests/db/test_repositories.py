@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.db import Database
 from bot.db.audit import audit, audit_entries
@@ -27,6 +29,7 @@ from bot.db.players import (
     link_player,
     list_players,
     nickname_key,
+    normalize_nickname,
     player_for_user,
     reject_player,
     rename_player,
@@ -45,7 +48,7 @@ from bot.db.tournaments import (
     tournaments_for_staff,
 )
 from bot.db.users import get_user, set_can_message, upsert_user
-from tests.db.conftest import CHIEF, ENDED, JUDGE, make_draft
+from tests.db.helpers import CHIEF, ENDED, JUDGE, make_draft
 
 # Tournaments
 
@@ -294,3 +297,16 @@ async def test_audit_round_trips_rows(
     assert after["result"] == "red" and after["seats"][0]["role"] == "civilian"
     assert after["ended_at"] == ENDED.isoformat()
     assert entries[0].before is None and entries[0].actor_id == JUDGE
+
+
+@given(st.text(min_size=1, max_size=80))
+def test_nickname_normalisation_is_stable(raw: str) -> None:
+    try:
+        shown = normalize_nickname(raw)
+    except InvalidNickname:
+        return
+    # What is stored normalises to itself, and so does its key: a stored row always
+    # matches a look-up of its own nickname.
+    assert normalize_nickname(shown) == shown
+    assert nickname_key(shown) == nickname_key(raw)
+    assert shown == shown.strip() and 1 <= len(shown) <= 64

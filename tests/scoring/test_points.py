@@ -197,6 +197,11 @@ def test_8_5_each_penalty_is_minus_0_4_extra() -> None:
     assert seat(b, 4).penalties == Fraction(-2, 5)
 
 
+def test_D8_a_player_can_get_several_penalties_each_minus_0_4() -> None:
+    b = card(game("black", penalties={7: ["8.5.1", "8.5.3"]}))  # the sheriff, red lost
+    assert seat(b, 7).penalties == Fraction(-4, 5) and seat(b, 7).extra == Fraction(-4, 5)
+
+
 def test_8_5_same_penalty_twice_for_one_seat_counts_twice() -> None:
     b = card(game("black", penalties={2: ["8.5.1", "8.5.1"]}))
     assert seat(b, 2).penalties == Fraction(-4, 5)

@@ -22,7 +22,7 @@ def test_a_valid_game_has_no_problems() -> None:
         day1_voted_out=1,
         first_killed=2,
         best_move=[8, 9, 10],
-        judge={8: "0.7", 9: "0.3", 3: "0.4"},  # 0.4 loses to nothing: counts; 0.7 approved
+        judge={8: "0.7", 9: "0.3", 2: "0.4"},  # 2's 0.4 ties his best move (D4): 1.0 counts
         approved=[8],
         disqualified=[5],
         penalties={1: ["8.5.1", "8.5.3"], 4: ["8.5.2"]},
@@ -34,7 +34,9 @@ def test_a_valid_game_has_no_problems() -> None:
 
 
 def test_seats_exactly_ten() -> None:
-    assert rules(game(players=names()[:9], roles=["civilian"] * 5 + ["sheriff", "mafia", "mafia", "don"])) == ["seats", "roles"]
+    assert rules(
+        game(players=names()[:9], roles=["civilian"] * 5 + ["sheriff", "mafia", "mafia", "don"])
+    ) == ["seats", "roles"]
     eleven = parse_game(
         {**game_json(), "seats": [*game_json()["seats"], {"player": "X", "role": "civilian"}]}
     )
@@ -174,7 +176,9 @@ def test_D4_tie_does_not_count_towards_one() -> None:
         judge={1: "0.25", 2: "0.4", 3: "0.4", 4: "0.2"},
     )
     assert rules(g) == []
-    g = game("red", first_killed=1, best_move=[8, 2, 3], judge={1: "0.25", 2: "0.4", 3: "0.4", 4: "0.2"})
+    g = game(
+        "red", first_killed=1, best_move=[8, 2, 3], judge={1: "0.25", 2: "0.4", 3: "0.4", 4: "0.2"}
+    )
     assert rules(g) == ["8.4.2"]  # one black named: 0.25 beats 0, counts: 1.25
 
 
@@ -287,14 +291,18 @@ def test_every_problem_is_reported_at_once() -> None:
 
 
 def test_problem_line_is_game_rule_message() -> None:
-    p = Problem("R1-T1", "8.4.1", "judge's extra points for {count} players; at most 4", {"count": 5})
+    p = Problem(
+        "R1-T1", "8.4.1", "judge's extra points for {count} players; at most 4", {"count": 5}
+    )
     assert p.message == "judge's extra points for 5 players; at most 4"
     assert str(p) == "R1-T1: 8.4.1: judge's extra points for 5 players; at most 4"
 
 
 def test_problem_template_and_params_let_the_bot_translate() -> None:
     [p] = validate_game(game("red", judge={9: "0.45"}))
-    assert p.template == "judge's extra points {value} for seat {seat} of the losing team; at most 0.4"
+    assert (
+        p.template == "judge's extra points {value} for seat {seat} of the losing team; at most 0.4"
+    )
     assert p.params == {"value": "0.45", "seat": 9}
     russian = "судейские баллы {value} игроку {seat} проигравшей команды; не больше 0,4"
     assert russian.format(**p.params).startswith("судейские баллы 0.45 игроку 9")
@@ -312,3 +320,16 @@ def test_every_message_template_is_marked_for_gettext_extraction() -> None:
     )
     for problem in validate_game(g):
         assert any(problem.template.startswith(m) for m in marked), problem.template
+
+
+def test_russian_translations_cover_every_message_template() -> None:
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.pofile import read_po
+
+    package = Path(__file__).parents[2] / "scoring"
+    templates = {m for _f, _l, m, _c, _x in extract_from_dir(package, keywords={"N_": None})}
+    with (package / "messages.ru.po").open("rb") as stream:
+        catalog = {m.id: m.string for m in read_po(stream) if m.id}
+    assert templates == set(catalog)
+    for template, russian in catalog.items():
+        assert set(re.findall(r"{\w+}", template)) == set(re.findall(r"{\w+}", russian))

@@ -1,0 +1,479 @@
+"""Exports of a tournament for the chief judge (/export, ``python -m bot export``).
+
+* ``tournament-N.json`` — the scoring contract's input format
+  (``python -m scoring standings FILE`` recomputes the bot's standings from it):
+  games that count, ids ``R1-T2``, judge's points as decimal strings, the lot;
+* ``standings-N.csv`` — UTF-8 with a BOM (Excel), the contract's output columns;
+* ``standings-N.xlsx`` — a sheet of standings and a sheet of every seat's points;
+* ``protocols-N.md`` — every game's protocol, annulled ones included, with protests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import html
+import io
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import games as games_repo
+from bot.db import protests as protests_repo
+from bot.db import tournaments, users
+from bot.db.connection import Database
+from bot.db.errors import NotFound
+from bot.db.games import GameRecord
+from bot.db.protests import ProtestRow
+from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.tournaments import TournamentRow
+from bot.db.users import UserRow
+from bot.i18n import DEFAULT_LOCALE, create_i18n
+from bot.publishing import split_labels
+from bot.rating_format import points as format_points
+from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
+
+if TYPE_CHECKING:
+    from scoring import Game, GameBreakdown, SeatPoints, Standings, Tournament
+
+_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+CSV_COLUMNS = (
+    "place",
+    "player",
+    "total",
+    "main",
+    "extra",
+    "ci",
+    "wins",
+    "wins_don_sheriff",
+    "first_night_deaths",
+    "games",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    name: str
+    data: bytes
+    mime: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExportData:
+    """Everything the files are made of, read in one snapshot."""
+
+    tournament: TournamentRow
+    scored: Tournament  # games that count, as the standings use them
+    standings: Standings
+    breakdowns: dict[str, GameBreakdown]
+    games: list[GameRecord]  # annulled included
+    protests: dict[int, list[ProtestRow]]
+    people: dict[int, UserRow]
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+async def load_export(db: Database, tournament_id: int) -> ExportData:
+    """Raises NotFound for an unknown tournament."""
+    async with db.read() as conn:
+        tournament = await tournaments.require_tournament(conn, tournament_id)
+        scored = await load_scoring_tournament(conn, tournament_id)
+        games = await games_repo.list_games(conn, tournament_id, include_annulled=True)
+        protests = {g.id: await protests_repo.protests_for_game(conn, g.id) for g in games}
+        people = await users.get_users(
+            conn, {g.judge_id for g in games} | {g.annulled_by for g in games if g.annulled_by}
+        )
+    return ExportData(
+        tournament=tournament,
+        scored=scored,
+        standings=compute_standings(scored),
+        breakdowns=tournament_breakdowns(scored),
+        games=games,
+        protests=protests,
+        people=people,
+    )
+
+
+# -- JSON (scoring-contract.md) ------------------------------------------------------------
+
+
+def decimal_text(value: Fraction) -> str:
+    """Judge's points as an exact decimal string ("0.3", "0.25"): hundredths (D6)."""
+    return str(Decimal(value.numerator) / Decimal(value.denominator))
+
+
+def game_json(game: Game) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "result": game.result.value,
+        "seats": [{"player": s.player, "role": s.role.value} for s in game.seats],
+        "day1_voted_out": game.day1_voted_out,
+        "first_killed": game.first_killed,
+        "best_move": list(game.best_move),
+        "best_move_hint": game.best_move_hint,
+        "disqualified": list(game.disqualified),
+        "judge_extras": {
+            str(seat): decimal_text(v) for seat, v in sorted(game.judge_extras.items())
+        },
+        "chief_approved": sorted(game.chief_approved),
+        "penalties": {str(seat): list(rules) for seat, rules in sorted(game.penalties.items())},
+    }
+
+
+def tournament_json(data: ExportData) -> bytes:
+    document = {
+        "title": data.tournament.title,  # not in the contract; the engine ignores it
+        "distance": data.scored.distance,
+        "lot": list(data.scored.lot),
+        "games": [game_json(game) for game in data.scored.games],
+    }
+    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
+
+
+# -- CSV and XLSX ------------------------------------------------------------------------
+
+
+def _standing_values(data: ExportData) -> Iterator[list[Any]]:
+    for row in data.standings.rows:
+        yield [
+            row.place,
+            row.player,
+            row.total,
+            row.main,
+            row.extra,
+            row.ci,
+            row.wins,
+            row.wins_don_sheriff,
+            row.first_night_deaths,
+            row.games,
+        ]
+
+
+def standings_csv(data: ExportData) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for values in _standing_values(data):
+        writer.writerow(
+            [format_points(v) if isinstance(v, Fraction) else v for v in values]
+        )
+    return buffer.getvalue().encode("utf-8-sig")  # the BOM tells Excel it is UTF-8
+
+
+_ROLES = "civilian|sheriff|mafia|don"
+_RESULTS = "red team won|black team won|draw"
+
+
+def _role_name(role: Role) -> str:
+    names = split_labels(_("civilian|sheriff|mafia|don"), _ROLES)
+    return names[list(Role).index(role)]
+
+
+def _result_name(result: Result) -> str:
+    names = split_labels(_("red team won|black team won|draw"), _RESULTS)
+    return names[list(Result).index(result)]
+
+
+_STANDINGS_HEADER = (
+    "Place|Player|Total|Main|Extra|Ci|Wins|Wins as don or sheriff|First-night deaths|Games"
+)
+_GAMES_HEADER = (
+    "Game|Round|Table|Result|Seat|Player|Role|Win|Ci|Best move|Judge's points"
+    "|Judge's points count|Disqualification|Penalties|Main|Extra|Total"
+)
+
+
+def _counted(seat: SeatPoints, words: Sequence[str]) -> str:
+    """Whether the judge's points count (8.4.6), or wait for approval (D7)."""
+    if not seat.judge:
+        return ""
+    if seat.judge_pending:
+        return words[0]
+    return words[1] if seat.judge_counted else words[2]
+
+
+def standings_xlsx(data: ExportData) -> bytes:
+    from openpyxl import Workbook  # only when exporting
+    from openpyxl.styles import Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet_names = split_labels(_("Standings|Games"), "Standings|Games")
+    sheet.title = sheet_names[0][:31]
+    header = split_labels(
+        _("Place|Player|Total|Main|Extra|Ci|Wins|Wins as don or sheriff|First-night deaths"
+          "|Games"),
+        _STANDINGS_HEADER,
+    )
+    games_sheet = book.create_sheet(sheet_names[1][:31])
+    games_header = split_labels(
+        _("Game|Round|Table|Result|Seat|Player|Role|Win|Ci|Best move|Judge's points"
+          "|Judge's points count|Disqualification|Penalties|Main|Extra|Total"),
+        _GAMES_HEADER,
+    )
+    counted_words = split_labels(_("pending approval|yes|no"), "pending approval|yes|no")
+    bold = Font(bold=True)
+    fill = PatternFill("solid", fgColor="DCE6F5")
+    for ws, titles in ((sheet, header), (games_sheet, games_header)):
+        ws.append(titles)
+        for cell in ws[1]:
+            cell.font = bold
+            cell.fill = fill
+        ws.freeze_panes = "A2"
+
+    for values in _standing_values(data):
+        sheet.append([float(v) if isinstance(v, Fraction) else v for v in values])
+
+    records = {g.code: g for g in data.games if g.status != "annulled"}
+    for game in data.scored.games:
+        breakdown = data.breakdowns[game.id]
+        record = records.get(game.id)
+        for seat in breakdown.seats:
+            games_sheet.append([
+                game.id,
+                record.round if record else None,
+                record.table_no if record else None,
+                _result_name(game.result),
+                seat.seat,
+                seat.player,
+                _role_name(seat.role),
+                float(seat.win),
+                float(seat.ci),
+                float(seat.best_move),
+                float(seat.judge),
+                _counted(seat, counted_words),
+                float(seat.disqualification),
+                float(seat.penalties),
+                float(seat.main),
+                float(seat.extra),
+                float(seat.total),
+            ])
+
+    number_columns = ((sheet, (3, 4, 5, 6)), (games_sheet, (8, 9, 10, 11, 13, 14, 15, 16, 17)))
+    for ws, columns in number_columns:
+        for column in columns:
+            for cell in ws.iter_rows(min_row=2, min_col=column, max_col=column):
+                cell[0].number_format = "0.00"
+        for index, column_cells in enumerate(ws.columns, start=1):
+            width = max(len(str(c.value)) if c.value is not None else 0 for c in column_cells)
+            ws.column_dimensions[get_column_letter(index)].width = min(max(width + 2, 6), 40)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+# -- protocols ------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    """A user's text inside a Markdown table cell or line."""
+    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _when(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _person(people: dict[int, UserRow], user_id: int | None) -> str:
+    if user_id is None:
+        return "—"
+    row = people.get(user_id)
+    if row is None:
+        return str(user_id)
+    name = _md(row.first_name)
+    return f"{name} (@{row.username})" if row.username else name
+
+
+def _seats_text(numbers: Sequence[int], game: GameRecord) -> str:
+    return ", ".join(f"{n} ({_md(game.seat(n).nickname)})" for n in numbers)
+
+
+def game_protocol(
+    game: GameRecord,
+    breakdown: GameBreakdown | None,
+    protests: Sequence[ProtestRow],
+    people: dict[int, UserRow],
+) -> list[str]:
+    statuses = split_labels(
+        _("final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED"),
+        "final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED",
+    )
+    status = statuses[("final", "pending", "annulled").index(game.status)]
+    lines = [
+        f"## {game.code} — {_result_name(game.result)}",
+        "",
+        _("Judge: {judge}. Ended: {ended}. Status: {status}.").format(
+            judge=_person(people, game.judge_id), ended=_when(game.ended_at), status=status
+        ),
+    ]
+    if game.status == "annulled":
+        lines.append(
+            _("Annulled by {who} at {when}: {reason}").format(
+                who=_person(people, game.annulled_by),
+                when=_when(game.annulled_at) if game.annulled_at else "—",
+                reason=_md(game.annul_reason or "—"),
+            )
+        )
+    lines += [
+        "",
+        "| " + " | ".join(split_labels(_("Seat|Player|Role|Points|Notes"),
+                                      "Seat|Player|Role|Points|Notes")) + " |",
+        "|---:|---|---|---:|---|",
+    ]
+    for seat in game.seats:
+        notes = []
+        if seat.disqualified:
+            notes.append(_("disqualified (8.2.4)"))
+        if seat.judge_extra:
+            text = _("judge's points {points}").format(
+                points=format_points(Fraction(seat.judge_extra, 100))
+            )
+            if seat.chief_approved:
+                text += " " + _("(approved by the chief judge)")
+            notes.append(text)
+        notes += [_("penalty {rule}").format(rule=rule) for rule in seat.penalties]
+        points = format_points(breakdown.seats[seat.seat - 1].total) if breakdown else "—"
+        lines.append(
+            f"| {seat.seat} | {_md(seat.nickname)} | {_role_name(seat.role)} | {points} | "
+            + "; ".join(notes) + " |"
+        )
+    lines.append("")
+    lines.append(_("Day 1: voted out {count}.").format(count=game.day1_voted_out))
+    if game.first_killed is None:
+        lines.append(_("Night 1: nobody was killed."))
+    else:
+        lines.append(
+            _("Night 1: killed {seat}.").format(seat=_seats_text([game.first_killed], game))
+        )
+    if game.best_move:
+        move = _("Best move: {seats}.").format(seats=_seats_text(game.best_move, game))
+        if game.best_move_hint:
+            move += " " + _("A hint was asked: no points (8.3.5).")
+        lines.append(move)
+    elif game.first_killed is not None:
+        lines.append(_("Best move: none."))
+    if protests:
+        lines += ["", _("Protests (8.8):")]
+        for protest in protests:
+            decisions = split_labels(
+                _("not decided yet|upheld|rejected"), "not decided yet|upheld|rejected"
+            )
+            decision = decisions[("open", "upheld", "rejected").index(protest.status)]
+            if protest.decision:
+                decision += ": " + _md(protest.decision)
+            player = next(
+                (s.nickname for s in game.seats if s.player_id == protest.player_id), "?"
+            )
+            lines.append(
+                f"- {_when(protest.filed_at)}, {_md(player)}: «{_md(protest.text)}» — {decision}"
+            )
+    lines.append("")
+    return lines
+
+
+def protocols_md(data: ExportData) -> bytes:
+    t = data.tournament
+    lines = [
+        f"# {_md(t.title)}",
+        "",
+        _("Distance: {distance} games, B = {b} (8.6.1). Games counted: {games}.").format(
+            distance=t.distance, b=b_value(t.distance), games=len(data.scored.games)
+        ),
+        "",
+    ]
+    for game in data.games:
+        breakdown = data.breakdowns.get(game.code) if game.status != "annulled" else None
+        lines += game_protocol(game, breakdown, data.protests.get(game.id, []), data.people)
+    return "\n".join(lines).encode()
+
+
+# -- the files ---------------------------------------------------------------------------------
+
+
+def export_files(data: ExportData) -> list[ExportFile]:
+    n = data.tournament.id
+    return [
+        ExportFile(f"tournament-{n}.json", tournament_json(data), "application/json"),
+        ExportFile(f"standings-{n}.csv", standings_csv(data), "text/csv"),
+        ExportFile(
+            f"standings-{n}.xlsx",
+            standings_xlsx(data),
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        ),
+        ExportFile(f"protocols-{n}.md", protocols_md(data), "text/markdown"),
+    ]
+
+
+async def build_export(db: Database, tournament_id: int) -> list[ExportFile]:
+    """The four files, in the caller's language (a handler's i18n context)."""
+    return export_files(await load_export(db, tournament_id))
+
+
+@contextmanager
+def _default_language() -> Iterator[None]:
+    if I18n.get_current(no_error=True) is not None:
+        yield
+        return
+    i18n = create_i18n(_LOCALES)
+    with i18n.context(), i18n.use_locale(DEFAULT_LOCALE):
+        yield
+
+
+class UnknownTournament(Exception):
+    """``python -m bot export`` was given an id that is not in the database."""
+
+
+async def export_to_dir(
+    database_path: str | Path, tournament_id: int, directory: str | Path
+) -> list[Path]:
+    """Write the export files into ``directory`` and print their paths (the shell's
+    ``python -m bot export``). Raises UnknownTournament, FileNotFoundError."""
+    database_path = Path(database_path)
+    if not await asyncio.to_thread(database_path.is_file):
+        raise FileNotFoundError(f"no database at {database_path}")
+    db = await Database.open(database_path)
+    try:
+        with _default_language():
+            try:
+                files = await build_export(db, tournament_id)
+            except NotFound:
+                raise UnknownTournament(
+                    f"tournament {tournament_id} is not in {database_path}"
+                ) from None
+    finally:
+        await db.close()
+    written = _write_files(Path(directory), files)
+    for path in written:
+        print(path)
+    return written
+
+
+def _write_files(directory: Path, files: Sequence[ExportFile]) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for file in files:
+        path = directory / file.name
+        path.write_bytes(file.data)
+        written.append(path)
+    return written
+
+
+def summary_caption(data: ExportData) -> str:
+    """A one-line caption for the documents sent in Telegram."""
+    return _("«{title}»: {games} games, {players} players.").format(
+        title=html.escape(data.tournament.title),
+        games=len(data.scored.games),
+        players=len(data.standings.rows),
+    )

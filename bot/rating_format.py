@@ -1,0 +1,332 @@
+"""The text of /rating: standings tables and a player's game-by-game points.
+
+Pure rendering (no I/O): values in, HTML out, split into Telegram messages that stay
+under 4096 characters without ever cutting a table row or a game's block. Points are
+exact ``Fraction``s and are shown with 2 decimals (D3); players still tied after
+8.7.1-8.7.5 share a place shown as a range, e.g. ``5–6`` (D12).
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from aiogram.utils.i18n import gettext as _
+
+from scoring import Result, Role, SeatPoints, StandingRow
+
+MESSAGE_LIMIT = 4096
+TOP = 20
+NAME_WIDTH = 14  # nickname column in the monospaced table (a phone shows ~40 columns)
+PENDING_MARK = "*"
+ELLIPSIS = "…"
+
+# ------------------------------------------------------------------------- numbers
+
+
+def utf16_len(text: str) -> int:
+    """Telegram counts message length in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def points(value: Fraction | int) -> str:
+    """Exact points for display: 2 decimals, half away from zero (D3): 0.13, -0.50."""
+    exact = Fraction(value)
+    hundredths, rest = divmod(abs(exact.numerator) * 100, exact.denominator)
+    if 2 * rest >= exact.denominator:
+        hundredths += 1
+    sign = "-" if exact < 0 and hundredths else ""
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def place_labels(places: Sequence[int]) -> list[str]:
+    """``place`` of each row → its label; a place shared by n players is ``p–(p+n-1)``."""
+    shared = Counter(places)
+    return [
+        f"{place}–{place + shared[place] - 1}" if shared[place] > 1 else str(place)
+        for place in places
+    ]
+
+
+# ------------------------------------------------------------------- monospaced text
+
+
+def char_width(ch: str) -> int:
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    return sum(char_width(ch) for ch in text)
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns (an ellipsis marks a cut) and padded to it."""
+    if display_width(text) > width:
+        kept, used = [], 0
+        for ch in text:
+            w = char_width(ch)
+            if used + w > width - 1:
+                break
+            kept.append(ch)
+            used += w
+        text = "".join(kept) + ELLIPSIS
+    return text + " " * (width - display_width(text))
+
+
+def _right(text: str, width: int) -> str:
+    return " " * (width - display_width(text)) + text
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+# ---------------------------------------------------------------------- messages
+
+
+class Pages:
+    """Builds messages under the limit from paragraphs and ``<pre>`` tables.
+
+    A paragraph or a table row is never cut; a table that does not fit continues in
+    the next message, its column header repeated. Lengths are measured on the HTML
+    itself, so the limit holds whatever Telegram does with the tags.
+    """
+
+    def __init__(self, limit: int = MESSAGE_LIMIT) -> None:
+        self._limit = limit
+        self._pages: list[str] = []
+        self._current = ""
+
+    def _room(self, extra: str) -> bool:
+        joined = f"{self._current}\n{extra}" if self._current else extra
+        return utf16_len(joined) <= self._limit
+
+    def _append(self, text: str) -> None:
+        self._current = f"{self._current}\n{text}" if self._current else text
+
+    def break_page(self) -> None:
+        if self._current:
+            self._pages.append(self._current)
+            self._current = ""
+
+    def text(self, block: str) -> None:
+        """A paragraph (HTML); one longer than a whole message is split by lines."""
+        if not block:
+            return
+        if not self._room(block):
+            self.break_page()
+        if utf16_len(block) <= self._limit:
+            self._append(block)
+            return
+        for line in block.split("\n"):
+            while utf16_len(line) > self._limit:  # a single enormous line: cut it
+                head, line = _cut(line, self._limit)
+                self.break_page()
+                self._append(head)
+            if not self._room(line):
+                self.break_page()
+            self._append(line)
+
+    def table(self, header: str, rows: Iterable[str]) -> None:
+        """A ``<pre>`` table; ``header`` and ``rows`` are escaped lines."""
+        open_tag, close_tag = "<pre>", "</pre>"
+        body: list[str] = []
+
+        def flush() -> None:
+            if body:
+                self._append(open_tag + "\n".join([header, *body]) + close_tag)
+                body.clear()
+
+        for row in rows:
+            candidate = open_tag + "\n".join([header, *body, row]) + close_tag
+            if not self._room(candidate):
+                if body:
+                    flush()
+                self.break_page()
+            body.append(row)
+        flush()
+
+    def pages(self) -> list[str]:
+        self.break_page()
+        return list(self._pages)
+
+
+def _cut(line: str, limit: int) -> tuple[str, str]:
+    # Cut outside an HTML entity or tag, below the limit.
+    end = limit
+    while utf16_len(line[:end]) > limit:
+        end -= 1
+    amp, lt = line.rfind("&", 0, end), line.rfind("<", 0, end)
+    for start, stop in ((amp, ";"), (lt, ">")):
+        if start > 0 and line.find(stop, start) >= end:
+            end = start
+    return line[:end], line[end:]
+
+
+# ---------------------------------------------------------------------- standings
+
+
+@dataclass(frozen=True, slots=True)
+class TableText:
+    header: str
+    rows: list[str]
+
+
+def standings_table(
+    rows: Sequence[StandingRow],
+    *,
+    all_places: Sequence[int] | None = None,
+    pending_players: Collection[str] = (),
+    name_width: int = NAME_WIDTH,
+) -> TableText:
+    """Place, nickname, total, extra points, wins, Ci; escaped monospaced lines.
+
+    ``all_places`` are the places of the whole standings (rows may be its top only),
+    so a shared place cut by the top still shows its full range.
+    """
+    places = list(all_places) if all_places is not None else [r.place for r in rows]
+    labels = place_labels(places)[: len(rows)]
+    # One msgid for the whole header row: its words only make sense together.
+    heads = tuple(_("#|Player|Total|Extra|W|Ci").split("|"))
+    if len(heads) != 6:  # a broken translation must not break the table
+        heads = ("#", "Player", "Total", "Extra", "W", "Ci")
+    cells = [
+        (label, row.player, points(row.total), points(row.extra), str(row.wins), points(row.ci))
+        for label, row in zip(labels, rows, strict=True)
+    ]
+    marks = [PENDING_MARK if row.player in pending_players else " " for row in rows]
+    if not pending_players or all(m == " " for m in marks):
+        marks = [""] * len(rows)
+    widths = [display_width(h) for h in heads]
+    for values in cells:
+        widths = [max(w, display_width(v)) for w, v in zip(widths, values, strict=True)]
+    widths[1] = min(widths[1], max(name_width, display_width(heads[1])))
+
+    def line(values: Sequence[str], mark: str) -> str:
+        place, name, *numbers = values
+        # The mark follows the (cut) nickname, so truncation never hides it.
+        shown = fit(name, widths[1]).rstrip(" ") + mark.strip()
+        parts = [_right(place, widths[0]), fit(shown, widths[1] + len(mark))]
+        parts += [_right(v, w) for v, w in zip(numbers, widths[2:], strict=True)]
+        return esc(" ".join(parts).rstrip())
+
+    pad = " " if any(marks) else ""
+    return TableText(line(heads, pad), [line(c, m) for c, m in zip(cells, marks, strict=True)])
+
+
+def own_row_line(row: StandingRow, label: str, players: int) -> str:
+    return _(
+        "<b>You: place {place} of {players}</b> · total {total} · extra {extra} · "
+        "wins {wins} · Ci {ci} · games {games}"
+    ).format(
+        place=label,
+        players=players,
+        total=points(row.total),
+        extra=points(row.extra),
+        wins=row.wins,
+        ci=points(row.ci),
+        games=row.games,
+    )
+
+
+# ----------------------------------------------------------- a player's breakdown
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """One game of the player, as /rating in private shows it."""
+
+    round: int
+    table_no: int
+    result: Result
+    seat: SeatPoints | None  # None: annulled, not in the standings
+    penalty_rules: tuple[str, ...] = ()
+    awaiting_approval: bool = False  # some judge's points of the game wait (D7)
+    protests: tuple[tuple[int, str], ...] = ()  # (protest id, status)
+
+
+def seat_and_role(seat: int, role: Role) -> str:
+    names = {
+        Role.CIVILIAN: _("seat {seat}, civilian"),
+        Role.SHERIFF: _("seat {seat}, sheriff"),
+        Role.MAFIA: _("seat {seat}, mafia"),
+        Role.DON: _("seat {seat}, don"),
+    }
+    return names[role].format(seat=seat)
+
+
+def _outcome(role: Role, result: Result) -> str:
+    if result is Result.DRAW:
+        return _("the game was a draw")
+    return _("your team won") if role.team is result else _("your team lost")
+
+
+def protest_note(protest_id: int, status: str) -> str:
+    notes = {
+        "open": _("protest #{id} open"),
+        "upheld": _("protest #{id} upheld"),
+        "rejected": _("protest #{id} rejected"),
+    }
+    return notes.get(status, "{id}").format(id=protest_id)
+
+
+def _judge_text(seat: SeatPoints) -> str:
+    value = points(seat.judge)
+    if not seat.judge:
+        return _("judge's: {value}").format(value=value)
+    if seat.judge_counted:
+        return _("judge's: {value} (counted)").format(value=value)
+    if seat.judge_pending:
+        return _("judge's: {value} (not counted yet: awaits the chief judge, D7)").format(
+            value=value
+        )
+    return _("judge's: {value} (not counted: the best move is not less, 8.4.6)").format(value=value)
+
+
+def _best_move_text(seat: SeatPoints) -> str:
+    value = points(seat.best_move)
+    if seat.best_move and seat.judge_counted:
+        return _("best move: {value} (not counted: judge's points are larger, 8.4.6)").format(
+            value=value
+        )
+    return _("best move: {value}").format(value=value)
+
+
+def game_block(game: GameView) -> str:
+    """One game: where he sat, the result, every component of his points, marks."""
+    title = _("<b>Round {round}, table {table}</b>").format(round=game.round, table=game.table_no)
+    marks = [protest_note(pid, status) for pid, status in game.protests]
+    seat = game.seat
+    if seat is None:
+        return " · ".join([title, _("annulled, not counted"), *marks])
+    head_parts = [
+        title,
+        seat_and_role(seat.seat, seat.role),
+        _outcome(seat.role, game.result),
+    ]
+    if game.awaiting_approval:
+        head_parts.append(_("pending (D7)"))
+    head_parts += marks
+    penalties = points(seat.penalties)
+    if game.penalty_rules:
+        penalties += " (" + ", ".join(game.penalty_rules) + ")"
+    components = [
+        _("win: {value}").format(value=points(seat.win)),
+        _("Ci: {value}").format(value=points(seat.ci)),
+        _best_move_text(seat),
+        _judge_text(seat),
+        _("disqualification: {value}").format(value=points(seat.disqualification)),
+        _("penalties: {value}").format(value=penalties),
+        _("<b>total: {value}</b>").format(value=points(seat.total)),
+    ]
+    return " · ".join(head_parts) + "\n" + " · ".join(components)
+
+
+def breakdown_blocks(games: Sequence[GameView]) -> list[str]:
+    return [game_block(game) for game in games]

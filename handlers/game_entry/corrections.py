@@ -1,0 +1,299 @@
+"""The chief judge's saved games: /games, a game's menu (GameMenu, also sent by other
+features such as a protest decision), corrections through the same card, annulment.
+
+Only a chief judge of the game's tournament may open, correct or annul a game; every
+change is audited with before and after and recomputes the standings.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+
+from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramAPIError
+from aiogram.filters import Command
+from aiogram.fsm.context import FSMContext
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+from aiogram.utils.keyboard import InlineKeyboardBuilder
+
+from bot.db import audit, games, staff, tournaments
+from bot.db.connection import Database
+from bot.db.games import GameRecord
+from bot.publishing import Publisher
+from bot.standings import StandingsService
+from handlers.callbacks import GameMenu
+from handlers.game_entry import best_move
+from handlers.game_entry.approvals import approval_markup
+from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
+from handlers.game_entry.card import RESULT_NAMES
+from handlers.game_entry.draft import draft_from_record
+from handlers.game_entry.flow import Ctx, current_draft, retire_card, show
+from handlers.game_entry.review import saved_text, saved_view
+from scoring import N_
+
+log = logging.getLogger(__name__)
+router = Router(name="game_entry.corrections")
+
+PAGE = 10
+
+
+async def _chief_of(db: Database, tournament_id: int, user_id: int) -> bool:
+    async with db.read() as conn:
+        return await staff.staff_role(conn, tournament_id, user_id) == "chief"
+
+
+# -- /games ---------------------------------------------------------------------------------
+
+
+@router.message(Command("games"), F.chat.type == "private")
+async def cmd_games(message: Message, db: Database) -> None:
+    assert message.from_user is not None
+    async with db.read() as conn:
+        mine = await tournaments.tournaments_for_staff(
+            conn, message.from_user.id, include_finished=True
+        )
+    chief = [m.tournament for m in mine if m.role == "chief"]
+    if not chief:
+        await message.answer(_("Only the chief judge can list and correct games."))
+        return
+    if len(chief) == 1:
+        text, markup = await games_page(db, chief[0].id, 0)
+        await message.answer(text, reply_markup=markup)
+        return
+    builder = InlineKeyboardBuilder()
+    for t in chief:
+        builder.button(text=t.title[:40], callback_data=GamesPage(tid=t.id))
+    builder.adjust(1)
+    await message.answer(_("Which tournament's games?"), reply_markup=builder.as_markup())
+
+
+@router.message(Command("games"))
+async def cmd_games_in_group(message: Message) -> None:
+    await message.reply(_("Send /games in a private chat with me."))
+
+
+def game_label(game: GameRecord) -> str:
+    label = _("R{round} T{table} · {result}").format(
+        round=game.round, table=game.table_no, result=RESULT_NAMES[game.result]
+    )
+    if game.status == "pending":
+        label = "⏳ " + label
+    elif game.status == "annulled":
+        label = "✖ " + label
+    return label
+
+
+async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyboardMarkup]:
+    async with db.read() as conn:
+        t = await tournaments.get_tournament(conn, tid)
+        found = await games.list_games(conn, tid, include_annulled=True)
+    found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first
+    pages = max(1, -(-len(found) // PAGE))
+    page = max(0, min(page, pages - 1))
+    builder = InlineKeyboardBuilder()
+    for game in found[page * PAGE : (page + 1) * PAGE]:
+        builder.button(text=game_label(game), callback_data=GameMenu(game_id=game.id))
+    builder.adjust(1)
+    if pages > 1:
+        nav = InlineKeyboardBuilder()
+        nav.button(text="◀", callback_data=GamesPage(tid=tid, page=max(0, page - 1)))
+        nav.button(text=f"{page + 1}/{pages}", callback_data=GamesPage(tid=tid, page=page))
+        nav.button(text="▶", callback_data=GamesPage(tid=tid, page=min(pages - 1, page + 1)))
+        builder.attach(nav)
+    title = html.escape(t.title) if t else ""
+    if not found:
+        return _("«{title}»: no games yet.").format(title=title), builder.as_markup()
+    text = _("«{title}»: {count} games, newest first. Tap one to correct or annul it.").format(
+        title=title, count=len(found)
+    )
+    return text, builder.as_markup()
+
+
+@router.callback_query(GamesPage.filter())
+async def on_games_page(callback: CallbackQuery, callback_data: GamesPage, db: Database) -> None:
+    if not await _chief_of(db, callback_data.tid, callback.from_user.id):
+        await callback.answer(_("Only the chief judge can list and correct games."),
+                              show_alert=True)
+        return
+    await callback.answer()
+    text, markup = await games_page(db, callback_data.tid, callback_data.page)
+    if callback.message is None:
+        return
+    try:
+        await bot_edit(callback, text, markup)
+    except TelegramAPIError:
+        await callback.message.answer(text, reply_markup=markup)  # type: ignore[union-attr]
+
+
+async def bot_edit(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:
+    message = callback.message
+    assert message is not None
+    assert callback.bot is not None
+    await callback.bot.edit_message_text(
+        text=text, chat_id=message.chat.id, message_id=message.message_id, reply_markup=markup
+    )
+
+
+# -- a game's menu ----------------------------------------------------------------------------
+
+
+async def menu(
+    db: Database, standings: StandingsService, game: GameRecord
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    d, view = await saved_view(db, standings, game)
+    head = "🗂 <b>" + _("Game {code}").format(code=game.code) + "</b>"
+    if game.status == "annulled":
+        head += " — " + _("annulled")
+    elif game.status == "pending":
+        head += " — " + _("waiting for the chief judge's approval (D7)")
+    text = saved_text(d, view, head)
+    if game.status == "annulled":
+        return text, None
+    builder = InlineKeyboardBuilder()
+    async with db.read() as conn:
+        pending = [a for a in await games.approvals_for_game(conn, game.id)
+                   if a.status == "pending"]
+    for approval in pending:
+        seat_buttons = approval_markup(approval.id, approval.requested).inline_keyboard[0]
+        row = InlineKeyboardBuilder()
+        for button in seat_buttons:
+            row.button(
+                text=_("Seat {seat}: {label}").format(seat=approval.seat, label=button.text),
+                callback_data=ApprovalDecision.unpack(button.callback_data or ""),
+            )
+        builder.attach(row)
+    actions = InlineKeyboardBuilder()
+    actions.button(text="✏️ " + _("Correct"), callback_data=GameAction(id=game.id, a="fix"))
+    actions.button(text="🗑 " + _("Annul"), callback_data=GameAction(id=game.id, a="annul"))
+    builder.attach(actions)
+    return text, builder.as_markup()
+
+
+async def _game_for_chief(
+    callback: CallbackQuery, db: Database, game_id: int
+) -> GameRecord | None:
+    async with db.read() as conn:
+        game = await games.get_game(conn, game_id)
+    if game is None:
+        await callback.answer(_("There is no such game."), show_alert=True)
+        return None
+    if not await _chief_of(db, game.tournament_id, callback.from_user.id):
+        await callback.answer(_("Only the chief judge can correct or annul a game."),
+                              show_alert=True)
+        return None
+    return game
+
+
+@router.callback_query(GameMenu.filter())
+async def open_menu(
+    callback: CallbackQuery,
+    callback_data: GameMenu,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+) -> None:
+    game = await _game_for_chief(callback, db, callback_data.game_id)
+    if game is None:
+        return
+    await callback.answer()
+    text, markup = await menu(db, standings, game)
+    # A new message: the button may sit on another feature's card (e.g. a protest).
+    await bot.send_message(callback.from_user.id, text, reply_markup=markup)
+
+
+@router.callback_query(GameAction.filter())
+async def on_game_action(
+    callback: CallbackQuery,
+    callback_data: GameAction,
+    state: FSMContext,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+) -> None:
+    game = await _game_for_chief(callback, db, callback_data.id)
+    if game is None or callback.message is None:
+        return
+    if game.status == "annulled":
+        await callback.answer(_("This game is annulled."), show_alert=True)
+        return
+    a = callback_data.a
+    if a == "fix":
+        await callback.answer()
+        await start_correction(callback, state, bot, db, standings, publisher, i18n, game)
+    elif a == "annul":
+        await callback.answer()
+        builder = InlineKeyboardBuilder()
+        builder.button(text=_("Yes, annul it"), callback_data=GameAction(id=game.id, a="yes"))
+        builder.button(text=_("No"), callback_data=GameAction(id=game.id, a="no"))
+        await bot_edit(
+            callback,
+            _("Annul game {code}? It leaves the standings and its round and table become "
+              "free. This can't be undone.").format(code=game.code),
+            builder.as_markup(),
+        )
+    elif a == "yes":
+        async with db.transaction() as conn:
+            before = await games.require_game(conn, game.id)
+            after = await games.annul_game(conn, game.id, annulled_by=callback.from_user.id)
+            if before.status != "annulled":
+                await audit.audit(
+                    conn,
+                    action="game.annul",
+                    entity="game",
+                    entity_id=game.id,
+                    tournament_id=game.tournament_id,
+                    actor_id=callback.from_user.id,
+                    before=before,
+                    after=after,
+                )
+        await callback.answer(_("Annulled"))
+        await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
+                       None)
+        try:
+            await publisher.game_annulled(bot, game.tournament_id, game.id)
+        except Exception:
+            log.exception("publishing annulment of game %s", game.id)
+    elif a == "no":
+        await callback.answer()
+        text, markup = await menu(db, standings, game)
+        await bot_edit(callback, text, markup)
+    else:
+        await callback.answer(_("This card is out of date."))
+
+
+async def start_correction(
+    callback: CallbackQuery,
+    state: FSMContext,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    game: GameRecord,
+) -> None:
+    """Load the game into a draft; the menu message becomes the correction's card."""
+    message = callback.message
+    assert message is not None
+    old = await current_draft(state)
+    if old is not None and await state.get_state() is not None:
+        await retire_card(bot, old.card_chat, old.card_id,
+                          _("Discarded: you started correcting game {code}.").format(
+                              code=game.code))
+        await best_move.void_request(bot, i18n, old, N_("The judge cancelled this game's entry."))
+    d = draft_from_record(
+        game,
+        judge_id=callback.from_user.id,
+        locale=i18n.current_locale,
+        card_chat=message.chat.id,
+        card_id=message.message_id,
+    )
+    ctx = Ctx(bot, db, standings, publisher, state, i18n, callback.from_user.id)
+    await show(ctx, d)
+
+
+__all__ = ["router"]

@@ -1,0 +1,314 @@
+"""The game being entered, as kept in the judge's FSM data (plain JSON, survives restarts).
+
+``Draft`` holds the protocol as far as it is filled plus the card's own UI state (which
+seat is selected, the seating filter...). It converts to ``bot.db.games.GameDraft``
+(what the database stores) and to a ``scoring.Game`` (what the rules check).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from bot.db.errors import InvalidDraft
+from bot.db.games import GameDraft, GameRecord, SeatDraft
+from bot.db.scoring_bridge import game_from_draft
+from scoring import PENALTY_RULES, SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
+
+DATA_KEY = "game_draft"
+
+# Step codes, in the order of the card (the number shown is the index + 1).
+STEPS = ("rt", "st", "ro", "d1", "n1", "bm", "re", "dq", "pe", "ex", "rv")
+TOURNAMENT_STEP = "tn"
+# 8.3.6: no best move when this many left by the day-1 vote.
+BEST_MOVE_DAY1_LIMIT = 2
+BEST_MOVE_MAX = 3
+RESULT_CODES = {1: Result.RED, 2: Result.BLACK, 3: Result.DRAW}
+RED_ROLES = (Role.CIVILIAN, Role.SHERIFF)
+BLACK_ROLES = (Role.MAFIA, Role.DON)
+
+
+def new_token() -> str:
+    return secrets.token_hex(3)
+
+
+def new_draft_id() -> str:
+    return "g-" + secrets.token_hex(12)
+
+
+@dataclass
+class Draft:
+    token: str
+    draft_id: str
+    judge_id: int
+    locale: str
+    tid: int = 0
+    mode: str = "new"  # "new" | "correct"
+    game_id: int | None = None
+    card_chat: int = 0
+    card_id: int = 0
+    step: str = "rt"
+    choices: list[int] = field(default_factory=list)  # tournaments to pick from
+    # The protocol.
+    round: int | None = None
+    table: int | None = None
+    players: list[int | None] = field(default_factory=lambda: [None] * SEATS)
+    sheriff: int | None = None
+    don: int | None = None
+    mafia: list[int] = field(default_factory=list)
+    day1: int | None = None
+    night: int | None = None  # the seat shot on night 1; 0 = a miss; None = not entered
+    bm: list[int] = field(default_factory=list)
+    bm_done: bool = False  # "Accepted" (8.3.1)
+    bm_hint: bool = False  # 8.3.5
+    bm_by: str | None = None  # "player" (his own taps) | "judge"
+    bm_user: int | None = None  # the first-killed player's account, when asked
+    bm_msg: list[int] | None = None  # [chat_id, message_id] of the request sent to him
+    bm_locale: str = "ru"  # his language, for editing that request
+    result: str | None = None
+    dq: list[int] = field(default_factory=list)
+    penalties: dict[str, list[str]] = field(default_factory=dict)
+    extras: dict[str, int] = field(default_factory=dict)  # seat -> hundredths
+    # seat -> [player_id, hundredths] the chief judge approved (a correction keeps them)
+    approved: dict[str, list[int]] = field(default_factory=dict)
+    # The card's own state.
+    sel: int = 1  # the selected seat (seating, penalties, extras)
+    page: int = 0
+    query: str = ""
+    added: list[int] = field(default_factory=list)  # players added to the roster here
+    note: list[Any] | None = None  # [msgid, params]: shown once on the next card
+
+    # -- JSON ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Draft:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    # -- the protocol ----------------------------------------------------------------
+
+    def role(self, seat: int) -> Role | None:
+        """The seat's role once the sheriff, the don and both mafia are tapped."""
+        if seat == self.sheriff:
+            return Role.SHERIFF
+        if seat == self.don:
+            return Role.DON
+        if seat in self.mafia:
+            return Role.MAFIA
+        return Role.CIVILIAN if self.roles_done else None
+
+    @property
+    def roles_done(self) -> bool:
+        return self.sheriff is not None and self.don is not None and len(self.mafia) == 2
+
+    @property
+    def seats_done(self) -> bool:
+        return all(p is not None for p in self.players)
+
+    @property
+    def first_killed(self) -> int | None:
+        return self.night if self.night else None
+
+    @property
+    def best_move_allowed(self) -> bool:
+        """8.3: a first-killed player, and fewer than 2 left by the day-1 vote (8.3.6)."""
+        return (
+            self.first_killed is not None
+            and self.day1 is not None
+            and self.day1 < BEST_MOVE_DAY1_LIMIT
+        )
+
+    @property
+    def result_value(self) -> Result | None:
+        return Result(self.result) if self.result else None
+
+    def seat_of(self, player_id: int) -> int | None:
+        for n, p in enumerate(self.players, start=1):
+            if p == player_id:
+                return n
+        return None
+
+    def clear_best_move(self) -> None:
+        self.bm = []
+        self.bm_done = False
+        self.bm_hint = False
+        self.bm_by = None
+        self.bm_user = None
+        self.bm_msg = None
+
+    # -- steps -----------------------------------------------------------------------
+
+    def applies(self, step: str) -> bool:
+        if step == "bm":
+            return self.best_move_allowed
+        if step == "ex":
+            return self.result != Result.DRAW.value  # 8.4.7
+        return step in STEPS
+
+    def step_done(self, step: str) -> bool:
+        """Whether the step is filled enough to go on."""
+        return {
+            "rt": self.round is not None and self.table is not None,
+            "st": self.seats_done,
+            "ro": self.roles_done,
+            "d1": self.day1 is not None,
+            "n1": self.night is not None,
+            "bm": self.bm_done or not self.best_move_allowed,
+            "re": self.result is not None,
+        }.get(step, True)
+
+    def visible_steps(self) -> list[str]:
+        return [s for s in STEPS if self.applies(s)]
+
+    def next_step(self, step: str) -> str:
+        steps = self.visible_steps()
+        if step not in steps:
+            return steps[0]
+        index = steps.index(step)
+        return steps[min(index + 1, len(steps) - 1)]
+
+    def previous_step(self, step: str) -> str | None:
+        steps = self.visible_steps()
+        if step not in steps:
+            return None
+        index = steps.index(step)
+        return steps[index - 1] if index > 0 else None
+
+    @property
+    def complete(self) -> bool:
+        """Every required step is filled: the review (and Save) can be reached."""
+        return all(self.step_done(s) for s in STEPS)
+
+    def step_number(self, step: str) -> int:
+        return STEPS.index(step) + 1 if step in STEPS else 0
+
+
+def draft_from_record(
+    game: GameRecord, *, judge_id: int, locale: str, card_chat: int, card_id: int
+) -> Draft:
+    """A saved game loaded for the chief judge's correction."""
+    d = Draft(
+        token=new_token(),
+        draft_id=game.draft_id,
+        judge_id=judge_id,
+        locale=locale,
+        tid=game.tournament_id,
+        mode="correct",
+        game_id=game.id,
+        card_chat=card_chat,
+        card_id=card_id,
+        step="rv",
+        round=game.round,
+        table=game.table_no,
+        players=[s.player_id for s in game.seats],
+        day1=game.day1_voted_out,
+        night=game.first_killed or 0,
+        bm=list(game.best_move),
+        bm_done=True,
+        bm_hint=game.best_move_hint,
+        bm_by="judge",
+        result=game.result.value,
+    )
+    for s in game.seats:
+        if s.role is Role.SHERIFF:
+            d.sheriff = s.seat
+        elif s.role is Role.DON:
+            d.don = s.seat
+        elif s.role is Role.MAFIA:
+            d.mafia.append(s.seat)
+        if s.disqualified:
+            d.dq.append(s.seat)
+        if s.penalties:
+            d.penalties[str(s.seat)] = list(s.penalties)
+        if s.judge_extra:
+            d.extras[str(s.seat)] = s.judge_extra
+            if s.chief_approved:
+                d.approved[str(s.seat)] = [s.player_id, s.judge_extra]
+    return d
+
+
+def approved_seats(d: Draft) -> set[int]:
+    """Seats whose approval still holds: same player, same points (as ``update_game``)."""
+    return {
+        int(seat)
+        for seat, (player, value) in d.approved.items()
+        if d.players[int(seat) - 1] == player and d.extras.get(seat) == value
+    }
+
+
+def to_game_draft(d: Draft, *, result: Result | None = None) -> GameDraft:
+    """The stored form; raises InvalidDraft while seats or roles are missing."""
+    if not d.seats_done or not d.roles_done:
+        raise InvalidDraft("seats and roles are not complete")
+    if d.round is None or d.table is None:
+        raise InvalidDraft("round and table are not set")
+    chosen = result or d.result_value
+    if chosen is None:
+        raise InvalidDraft("the result is not set")
+    seats = []
+    for n in SEAT_NUMBERS:
+        player = d.players[n - 1]
+        role = d.role(n)
+        assert player is not None and role is not None
+        seats.append(
+            SeatDraft(
+                player_id=player,
+                role=role,
+                disqualified=n in d.dq,
+                judge_extra=d.extras.get(str(n), 0),
+                penalties=tuple(d.penalties.get(str(n), ())),
+            )
+        )
+    return GameDraft(
+        draft_id=d.draft_id,
+        round=d.round,
+        table_no=d.table,
+        result=chosen,
+        seats=tuple(seats),
+        day1_voted_out=d.day1 or 0,
+        first_killed=d.first_killed,
+        best_move=tuple(d.bm),
+        best_move_hint=d.bm_hint,
+    )
+
+
+def scoring_game(d: Draft, names: Mapping[int, str]) -> Game | None:
+    """The draft as the engine's game, as far as it is filled (None before roles)."""
+    if not d.seats_done or not d.roles_done:
+        return None
+    # Before the result is entered nothing that depends on it exists yet, so any
+    # result stands in for it; its problems are not reported (see ``problems``).
+    placeholder = d.result_value or Result.RED
+    try:
+        draft = to_game_draft(d, result=placeholder)
+    except InvalidDraft:
+        return None
+    return game_from_draft(draft, names, chief_approved=approved_seats(d))
+
+
+def problems(d: Draft, names: Mapping[int, str]) -> list[Problem]:
+    """The scoring engine's rule checks on the draft as far as it is filled."""
+    game = scoring_game(d, names)
+    if game is None:
+        return []
+    found = validate_game(game)
+    if d.result is None:
+        found = [p for p in found if p.rule != "result"]
+    return found
+
+
+def penalty_allowed(role: Role | None, result: Result | None, rule: str) -> bool:
+    """D8: 8.5.1 and 8.5.3 need a civilian or the sheriff and a black win; 8.5.2 a
+    civilian; 8.5.4 mafia or the don and a red win."""
+    if role is None or result is None or rule not in PENALTY_RULES:
+        return False
+    if rule in ("8.5.1", "8.5.3"):
+        return role in RED_ROLES and result is Result.BLACK
+    if rule == "8.5.2":
+        return role is Role.CIVILIAN
+    return role in BLACK_ROLES and result is Result.RED

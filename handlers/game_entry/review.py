@@ -1,0 +1,76 @@
+"""Step 11, the review (go back to any step), and the card of a saved game with every
+seat's points (the judge's final card, the chief judge's game menu, the chat line)."""
+
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import players, tournaments
+from bot.db.connection import Database
+from bot.db.games import GameRecord
+from bot.db.scoring_bridge import game_from_record
+from bot.standings import StandingsService
+from handlers.game_entry.callbacks import Step
+from handlers.game_entry.card import RESULT_NAMES, View, fmt, protocol, review_lines
+from handlers.game_entry.draft import STEPS, Draft, draft_from_record
+from handlers.game_entry.flow import Ctx, action, game_ci, go
+from scoring import GameBreakdown, InvalidGameError, game_breakdown
+
+
+@action("rv", "goto")
+async def goto_step(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    if data.n not in range(len(STEPS) - 1):
+        return _("This card is out of date. Use the latest card or /game.")
+    step = STEPS[data.n]
+    if not d.applies(step):
+        return _("This step does not apply to this game.")
+    await go(ctx, d, step)
+    return None
+
+
+async def saved_view(
+    db: Database, standings: StandingsService, game: GameRecord
+) -> tuple[Draft, View]:
+    """A stored game as a draft and a view with its points (current Ci, D1)."""
+    d = draft_from_record(game, judge_id=game.judge_id, locale="", card_chat=0, card_id=0)
+    view = View(original_code=game.code)
+    async with db.read() as conn:
+        t = await tournaments.get_tournament(conn, game.tournament_id)
+        view.players = {p.id: p for p in await players.list_players(conn, game.tournament_id)}
+    view.title = t.title if t else ""
+    model = game_from_record(game)
+    if game.status != "annulled":
+        view.ci_info = await game_ci(db, standings, game.tournament_id, model, game.code)
+    ci = view.ci_info[2] if view.ci_info else Fraction(0)
+    try:
+        view.breakdown = game_breakdown(model, ci=ci)
+    except InvalidGameError:
+        view.breakdown = None
+    return d, view
+
+
+def saved_text(d: Draft, view: View, head: str) -> str:
+    blocks = [[head], protocol(d, view), review_lines(d, view)]
+    text = "\n\n".join("\n".join(b) for b in blocks if b)
+    if len(text) > 4096:
+        blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
+        text = "\n\n".join("\n".join(b) for b in blocks if b)
+    return text[:4096]
+
+
+def summary_line(game: GameRecord, breakdown: GameBreakdown | None) -> str:
+    """The short result line for the tournament chat (in the current locale)."""
+    line = _("Round {round}, table {table}: {result}.").format(
+        round=game.round, table=game.table_no, result=RESULT_NAMES[game.result]
+    )
+    if breakdown is not None:
+        points = ", ".join(
+            f"{s.seat}. {html.escape(s.player)} {fmt(s.total)}" for s in breakdown.seats
+        )
+        line += " " + _("Points: {points}").format(points=points)
+        if breakdown.pending:
+            line += " " + _("(judge's points above 0.5 await the chief judge's approval, D7)")
+    return line

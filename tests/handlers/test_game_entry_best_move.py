@@ -1,0 +1,163 @@
+"""The first-killed player taps his own best move in his private chat (issue 5, 8.3)."""
+
+from __future__ import annotations
+
+from aiogram.types import Message
+
+from bot.db import Database, users
+from tests.handlers.test_game_entry_support import PLAYER_USER_BASE, Driver, World
+from tests.support import BotHarness
+from tests.support.telegram import ApiError, buttons
+
+ROLES = (1, 2, (3, 4))
+ECHO = 4  # index of Echo in NICKS: seat 5 in the default seating
+ECHO_USER = PLAYER_USER_BASE + ECHO
+
+
+async def shot(world: World, judge: Driver) -> None:
+    """The judge's card at step 6 after seat 5 (Echo) was shot on night 1."""
+    await judge.enter(roles=ROLES, night=5, best_move=None)
+    assert "Step 6/11: Best move" in judge.text
+
+
+def request(world: World) -> Message:
+    message = world.harness.session.last_message(ECHO_USER)
+    assert message is not None, "Echo got no request"
+    return message
+
+
+async def test_8_3_1_three_taps_then_accepted_and_the_judge_goes_on(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    assert "Waiting for Echo" in judge.text and "Next ▶" not in judge.labels()
+    asked = request(world)
+    labels = [label for label, _ in buttons(asked)]
+    assert "5" not in labels and {"1", "4", "10"} <= set(labels)  # D10: not his own seat
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    await echo.tap("2", on=asked)
+    assert echo.last_answer() == "Seat 2: named."
+    asked = request(world)
+    assert "Named: 2" in (asked.text or "") and "✓2" in [lbl for lbl, _ in buttons(asked)]
+    assert "Best move so far: 2" in judge.text
+    await echo.tap("✓2", on=asked)
+    assert "8.3.3" in (echo.last_answer() or "")
+    await echo.tap("3", on=asked)
+    await echo.tap("4", on=request(world))
+    asked = request(world)
+    assert "<b>Accepted</b> (8.3.1): 2, 3, 4" in (asked.text or "") and buttons(asked) == []
+    assert echo.last_answer() == "Accepted: 2, 3, 4"
+    assert "Best move: 2, 3, 4 — <b>Accepted</b>" in judge.text and "Next ▶" in judge.labels()
+    # After acceptance his old buttons change nothing.
+    await echo.tap_data(
+        "gb:" + f"{judge.user.id}:" + (await judge.draft())["token"] + ":s:6", on=asked
+    )
+    assert "accepted already" in (echo.last_answer() or "")
+    await judge.next()
+    await judge.tap("🔴 Red win")
+    await judge.to_review()
+    assert "5. Echo (civilian): win 1 · best move 0.4" in judge.text
+    game = await judge.save()
+    assert game.best_move == (2, 3, 4)
+
+
+async def test_8_3_2_one_tap_then_done(harness: BotHarness, db: Database) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    await echo.tap("7", on=request(world))
+    await echo.tap("Done (1 named)", on=request(world))
+    assert "<b>Accepted</b> (8.3.1): 7" in (request(world).text or "")
+    assert "Best move: 7 — <b>Accepted</b>" in judge.text
+
+
+async def test_a_foreign_tap_changes_nothing(harness: BotHarness, db: Database) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    stranger = Driver(world, world.person(PLAYER_USER_BASE + 7, "Hotel"))
+    await stranger.tap("2", on=request(world))
+    assert "not yours" in (stranger.last_answer() or "")
+    assert (await judge.draft())["bm"] == []
+    # Nor can the judge tap the player's buttons.
+    await judge.tap("2", on=request(world))
+    assert "not yours" in (judge.last_answer() or "")
+
+
+async def test_the_judge_takes_over(harness: BotHarness, db: Database) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    await echo.tap("2", on=request(world))
+    old = request(world)
+    await judge.tap("Take over: I enter the numbers")
+    assert "entering your best move himself" in (request(world).text or "")
+    assert buttons(request(world)) == []
+    await echo.tap("3", on=old)
+    assert "out of date" in (echo.last_answer() or "") or "himself" in (echo.last_answer() or "")
+    # The number he named stays (8.3.3); the judge goes on from there.
+    assert "✓2" in judge.labels()
+    await judge.tap("3")
+    await judge.tap("Done (2 named)")
+    assert "Best move: 2, 3 — <b>Accepted</b>" in judge.text
+
+
+async def test_an_unreachable_player_the_judge_is_told_and_enters(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    harness.session.fail_next("sendMessage", ApiError.cant_initiate(), chat_id=ECHO_USER)
+    judge = world.judge()
+    await shot(world, judge)
+    assert "Telegram refused to deliver the request to Echo" in judge.text
+    async with db.read() as conn:
+        profile = await users.get_user(conn, ECHO_USER)
+    assert profile is not None and not profile.can_message
+    await judge.tap("2")
+    await judge.tap("3")
+    await judge.tap("4")
+    assert "<b>Accepted</b> (8.3.1)" in judge.text
+
+
+async def test_not_linked_or_never_started_the_judge_enters(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO])  # linked, never started the bot
+    judge = world.judge()
+    await shot(world, judge)
+    assert "has not started the bot" in judge.text and "2" in judge.labels()
+    assert harness.session.last_message(ECHO_USER) is None
+
+
+async def test_the_request_is_cancelled_when_the_first_killed_seat_changes(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    asked = request(world)
+    await judge.back()
+    await judge.tap("6")
+    assert "cancelled" in (harness.session.message(ECHO_USER, asked.message_id).text or "")
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    await echo.tap("2", on=asked)
+    assert "out of date" in (echo.last_answer() or "")
+    assert (await judge.draft())["bm"] == []
+
+
+async def test_the_player_sees_russian_and_accepted_is_prinyato(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    async with db.transaction() as conn:
+        await users.upsert_user(conn, ECHO_USER, first_name="Echo", language_code="ru")
+    judge = world.judge()
+    await shot(world, judge)
+    echo = Driver(world, world.person(ECHO_USER, "Echo", language="ru"))
+    await echo.tap("Готово (0 названо)", on=request(world))
+    assert "Принято" in (request(world).text or "")
+    assert "<b>Accepted</b>" in judge.text  # the judge reads English

@@ -1,0 +1,191 @@
+"""``python -m scoring standings FILE`` as a subprocess (scoring-contract.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .builders import game_json, tournament_json
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT.parent / "shared" / "examples"
+KEYS = [
+    "place",
+    "player",
+    "total",
+    "main",
+    "extra",
+    "ci",
+    "wins",
+    "wins_don_sheriff",
+    "first_night_deaths",
+    "games",
+]
+PROBLEM_LINE = re.compile(r"^[^:\n]+: [A-Za-z0-9.]+: \S.*$")
+
+
+def scoring(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def write(tmp_path: Path, data: Any, name: str = "t.json") -> str:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared examples not present")
+def test_example_output_equals_the_expected_standings() -> None:
+    done = scoring("standings", str(EXAMPLES / "small-tournament.json"))
+    assert done.returncode == 0 and done.stderr == b""
+    got = json.loads(done.stdout)
+    want = json.loads((EXAMPLES / "small-tournament.standings.json").read_text("utf-8"))
+    assert list(got) == ["B", "standings"] and got["B"] == want["B"]
+    assert len(got["standings"]) == len(want["standings"])
+    for row, expected in zip(got["standings"], want["standings"], strict=True):
+        assert list(row) == KEYS
+        for key in KEYS:
+            if isinstance(expected[key], float):
+                assert abs(row[key] - expected[key]) < 1e-9, (row["player"], key)
+            else:
+                assert row[key] == expected[key], (row["player"], key)
+
+
+def test_json_shape_numbers_and_counts(tmp_path: Path) -> None:
+    done = scoring(
+        "standings", write(tmp_path, tournament_json(game_json(judge_extras={"1": 0.3})))
+    )
+    assert done.returncode == 0
+    out = json.loads(done.stdout)
+    assert set(out) == {"B", "standings"} and out["B"] == 4
+    first = out["standings"][0]
+    assert first == {
+        "place": 1,
+        "player": "P1",
+        "total": 1.3,
+        "main": 1.0,
+        "extra": 0.3,
+        "ci": 0.0,
+        "wins": 1,
+        "wins_don_sheriff": 0,
+        "first_night_deaths": 0,
+        "games": 1,
+    }
+    assert all(
+        type(row[k]) is int
+        for row in out["standings"]
+        for k in KEYS
+        if k in ("place", "wins", "wins_don_sheriff", "first_night_deaths", "games")
+    )
+    assert all(
+        type(row[k]) is float for row in out["standings"] for k in ("total", "main", "extra", "ci")
+    )
+
+
+def test_full_precision_of_thirds(tmp_path: Path) -> None:
+    # distance 8 → B = 3: Ci = 0.4 / 3 in full precision, not rounded (D3).
+    data = tournament_json(game_json("black", first_killed=1), distance=8)
+    out = json.loads(scoring("standings", write(tmp_path, data)).stdout)
+    p1 = next(r for r in out["standings"] if r["player"] == "P1")
+    assert abs(p1["ci"] - 0.4 / 3) < 1e-12 and out["B"] == 3
+
+
+def test_stdin_dash() -> None:
+    data = json.dumps(tournament_json(game_json())).encode()
+    done = scoring("standings", "-", stdin=data)
+    assert done.returncode == 0 and json.loads(done.stdout)["standings"][0]["player"] == "P7"
+
+
+def test_invalid_file_exits_2_with_one_line_per_problem(tmp_path: Path) -> None:
+    data = tournament_json(
+        game_json(id="R1-T1", judge_extras={str(n): "0.1" for n in range(1, 6)}),
+        game_json(id="R1-T2", first_killed=11, best_move=[8, 8]),
+        game_json(id="R1-T2", result="blue"),
+    )
+    done = scoring("standings", write(tmp_path, data))
+    assert done.returncode == 2 and done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert lines[0] == "R1-T1: 8.4.1: judge's extra points for 5 players; at most 4"
+    assert [line.split(": ")[:2] for line in lines] == [
+        ["R1-T1", "8.4.1"],
+        ["R1-T2", "8.6"],
+        ["R1-T2", "D10"],
+        ["R1-T2", "result"],
+        ["R1-T2", "id"],
+    ]
+    assert all(PROBLEM_LINE.match(line) for line in lines)
+
+
+def test_bad_json_exits_2_with_one_line_naming_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"distance": 4, "games": [')
+    done = scoring("standings", path)
+    assert done.returncode == 2 and done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{path}: not valid JSON")
+
+
+def test_missing_field_exits_2_naming_the_file_and_field(tmp_path: Path) -> None:
+    path = write(tmp_path, {"distance": 4, "games": [{"id": "G1", "result": "red"}]})
+    done = scoring("standings", path)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        f"{path}: games[0].seats (game G1): required field is missing"
+    ]
+    path = write(tmp_path, {"games": []}, "nodistance.json")
+    assert (
+        scoring("standings", path).stderr.decode()
+        == f"{path}: distance: required field is missing\n"
+    )
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    done = scoring("standings", str(tmp_path / "none.json"))
+    assert done.returncode == 2 and done.stdout == b""
+    assert len(done.stderr.decode().splitlines()) == 1
+
+
+def test_table_format(tmp_path: Path) -> None:
+    data = tournament_json(
+        game_json(id="R1-T1", judge_extras={"3": "0.6"}),
+        game_json("black", id="R1-T2", first_killed=1),
+        distance=8,
+    )
+    done = scoring("standings", write(tmp_path, data), "--format", "table")
+    assert done.returncode == 0
+    text = done.stdout.decode()
+    lines = text.splitlines()
+    assert lines[0].split()[:3] == ["Place", "Player", "Total"]
+    assert set(lines[1]) <= {"-", " "}
+    assert len({len(line) for line in lines[2:12]}) <= 2  # aligned columns
+    p1 = next(line for line in lines if " P1 " in f" {line} ")
+    assert "1.13" in p1.split() and "0.13" in p1.split()  # 1 + 0.4/3, two decimals
+    assert "R1-T1" in text and "Pending" in text  # 0.6 awaits approval (D7)
+    assert "lot" in text  # tied players noted
+
+
+def test_help_is_helpful() -> None:
+    done = scoring("--help")
+    assert done.returncode == 0 and b"standings" in done.stdout
+    done = scoring("standings", "--help")
+    assert done.returncode == 0
+    for word in (b"FILE", b"--format", b"table", b"exit", b"stdin"):
+        assert word in done.stdout
+
+
+def test_usage_errors_exit_2() -> None:
+    assert scoring().returncode == 2
+    assert scoring("standings").returncode == 2
+    assert scoring("standings", "x.json", "--format", "xml").returncode == 2
