@@ -43,7 +43,7 @@ from aiogram.exceptions import (
     TelegramForbiddenError,
     TelegramMigrateToChat,
 )
-from aiogram.types import BufferedInputFile, InputMediaPhoto, Message
+from aiogram.types import BufferedInputFile, InputMediaPhoto, MediaUnion, Message
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
@@ -667,7 +667,7 @@ class Publisher:
             await bot.send_photo(chat_id, files[0], caption=caption)
             return
         for start in range(0, len(files), 10):  # an album holds at most 10
-            media = [
+            media: list[MediaUnion] = [
                 InputMediaPhoto(media=f, caption=caption if start + i == 0 else None)
                 for i, f in enumerate(files[start : start + 10])
             ]

@@ -122,6 +122,7 @@ def _draw_cell(
     left, right, align = bounds
     text = fit_text(text, font, right - left - 2 * PAD)
     width = _text_width(font, text)
+    x: float
     if align == "left":
         x = left + PAD
     elif align == "right":

@@ -25,6 +25,7 @@ from aiogram.types import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputMediaDocument,
+    MediaUnion,
     Message,
 )
 from aiogram.utils.i18n import gettext as _
@@ -152,7 +153,7 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
               "Correct the game first.").format(detail=html.escape(detail)),
         )
         return
-    media = [
+    media: list[MediaUnion] = [
         InputMediaDocument(media=BufferedInputFile(file.data, filename=file.name))
         for file in files
     ]

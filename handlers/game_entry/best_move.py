@@ -142,7 +142,7 @@ ENTER_HOOKS["bm"] = ask_player
 async def void_request(bot: Bot, i18n: I18n, d: Draft, msgid: str) -> None:
     """Take the buttons off the player's request (the judge took over, changed the
     first-killed seat or cancelled)."""
-    if d.bm_msg is None or d.bm_done:
+    if d.bm_msg is None:
         return
     chat_id, message_id = d.bm_msg
     with i18n.use_locale(d.bm_locale):
@@ -270,7 +270,7 @@ async def player_taps(
         if refusal is not None:
             await callback.answer(refusal, show_alert=True)
             return
-        assert d is not None
+        assert d is not None and d.bm_msg is not None
         if callback_data.a == "s":
             d.bm.append(callback_data.n)
             _accept_if_full(d)

@@ -55,6 +55,7 @@ STATES: dict[str, State] = {
     "ex": GameEntry.extras,
     "rv": GameEntry.review,
 }
+STATE_NAMES = frozenset(str(s.state) for s in STATES.values())
 
 
 @dataclass

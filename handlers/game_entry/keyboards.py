@@ -229,8 +229,8 @@ def _penalties(k: Keys, view: View) -> None:
     ]
     buttons = []
     for n in seats:
-        given = len(d.penalties.get(str(n), []))
-        text = f"{n}" + (f" −{given}" if given else "")
+        count = len(d.penalties.get(str(n), []))
+        text = f"{n}" + (f" −{count}" if count else "")
         buttons.append(k.button(f"[{text}]" if n == d.sel else text, "seat", n))
     k.rows_of(buttons, 5)
     given = d.penalties.get(str(d.sel), [])

@@ -41,6 +41,7 @@ from handlers.game_entry.flow import (
 )
 from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.review import saved_text, saved_view, summary_line
+from handlers.game_entry.states import GameEntry
 from scoring import N_
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ async def on_save(
     callback: CallbackQuery,
     callback_data: Step,
     state: FSMContext,
+    raw_state: str | None,
     bot: Bot,
     db: Database,
     standings: StandingsService,
@@ -59,7 +61,7 @@ async def on_save(
     i18n: I18n,
 ) -> None:
     d = await current_draft(state)
-    if d is None or is_stale(d, callback_data, callback) or d.step != "rv":
+    if d is None or is_stale(d, callback_data, callback) or raw_state != GameEntry.review.state:
         await callback.answer(_(STALE))
         return
     user_id = callback.from_user.id

@@ -28,7 +28,6 @@ from handlers.game_entry import best_move
 from handlers.game_entry.callbacks import NewGame, RosterDecision, Step
 from handlers.game_entry.card import WINNER_CAP, Issue, extras_caps, hundredths
 from handlers.game_entry.draft import (
-    DATA_KEY,
     RESULT_CODES,
     Draft,
     new_draft_id,
@@ -38,7 +37,7 @@ from handlers.game_entry.draft import (
 )
 from handlers.game_entry.flow import (
     STALE,
-    STATES,
+    STATE_NAMES,
     Ctx,
     action,
     apply,
@@ -80,7 +79,7 @@ def make_ctx(
 async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) -> None:
     """A new draft for the user, or his unfinished one sent again."""
     existing = await current_draft(ctx.state)
-    if existing is not None and await ctx.state.get_state() in STATES_NAMES:
+    if existing is not None and await ctx.state.get_state() in STATE_NAMES:
         old = existing.card_id
         text, markup = await render(ctx, existing)
         sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
@@ -118,9 +117,6 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
     sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
     d.card_id = sent.message_id
     await persist(ctx, d)
-
-
-STATES_NAMES = {s.state for s in STATES.values()}
 
 
 @router.message(Command("game"), F.chat.type == "private")
@@ -178,6 +174,7 @@ async def on_step(
     callback: CallbackQuery,
     callback_data: Step,
     state: FSMContext,
+    raw_state: str | None,
     bot: Bot,
     db: Database,
     standings: StandingsService,
@@ -185,7 +182,7 @@ async def on_step(
     i18n: I18n,
 ) -> None:
     d = await current_draft(state)
-    if d is None or is_stale(d, callback_data, callback):
+    if d is None or is_stale(d, callback_data, callback) or raw_state not in STATE_NAMES:
         await callback.answer(_(STALE))
         return
     refusal = await authorize(db, d, callback.from_user.id)
@@ -474,7 +471,7 @@ async def type_seating(ctx: Ctx, d: Draft, text: str) -> str | None:
     query = " ".join(text.split())[:64]
     async with ctx.db.read() as conn:
         found = await players.find_player_by_nickname(conn, d.tid, query)
-    if found is not None and (found.status == "confirmed" or found.id in d.added):
+    if found is not None:  # the whole nickname: seat him (or say why not)
         return await place(ctx, d, d.sel, found.id)
     d.query = query
     d.page = 0
@@ -734,7 +731,3 @@ async def type_extra(ctx: Ctx, d: Draft, text: str) -> str | None:
     if scaled != scaled.to_integral_value():
         return _("Not accepted: D6: judge's points have at most two decimals, e.g. 0.35.")
     return await set_extra(ctx, d, seat, int(scaled))
-
-
-# Keep the FSM key name importable for the other modules of the package.
-__all__ = ["DATA_KEY", "router", "start_game"]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.app import build_dispatcher
 from bot.config import Settings
-from bot.db import Database, audit, staff, tournaments
+from bot.db import Database, audit, players, staff, tournaments
 from tests.handlers.test_game_entry_support import (
     CHIEF,
     GROUP,
@@ -333,3 +333,25 @@ async def test_russian_is_the_default_language_of_the_card(
     await judge.say("/game")
     judge.card_id = harness.session.last_message(JUDGE).message_id  # type: ignore[union-attr]
     assert "Шаг 1/11" in judge.text
+
+
+async def test_many_players_come_in_pages_and_unconfirmed_ones_are_refused(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    async with db.transaction() as conn:
+        for i in range(20):
+            await players.add_player(conn, world.tid, f"Zulu{i:02d}", status="confirmed")
+        await players.add_player(conn, world.tid, "Applicant")  # /join, not confirmed yet
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    assert "1/3" in judge.labels() and "Zulu19" not in judge.labels()
+    await judge.tap("▶")
+    await judge.tap("▶")
+    assert "3/3" in judge.labels() and "Zulu19" in judge.labels()
+    await judge.tap("Zulu19")
+    assert "1. Zulu19" in judge.text
+    await judge.say("applicant")
+    assert "not confirmed by the chief judge yet" in (judge.last_sent() or "")
+    assert "2. —" in judge.text

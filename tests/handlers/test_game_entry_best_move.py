@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from aiogram.types import Message
 
+from bot.app import build_dispatcher
+from bot.config import Settings
 from bot.db import Database, users
 from tests.handlers.test_game_entry_support import PLAYER_USER_BASE, Driver, World
 from tests.support import BotHarness
@@ -142,7 +144,8 @@ async def test_the_request_is_cancelled_when_the_first_killed_seat_changes(
     asked = request(world)
     await judge.back()
     await judge.tap("6")
-    assert "cancelled" in (harness.session.message(ECHO_USER, asked.message_id).text or "")
+    voided = harness.session.message(ECHO_USER, asked.message_id)
+    assert voided is not None and "cancelled" in (voided.text or "")
     echo = Driver(world, world.person(ECHO_USER, "Echo"))
     await echo.tap("2", on=asked)
     assert "out of date" in (echo.last_answer() or "")
@@ -161,3 +164,19 @@ async def test_the_player_sees_russian_and_accepted_is_prinyato(
     await echo.tap("Готово (0 названо)", on=request(world))
     assert "Принято" in (request(world).text or "")
     assert "<b>Accepted</b>" in judge.text  # the judge reads English
+
+
+async def test_the_players_taps_survive_a_restart(
+    harness: BotHarness, db: Database, settings: Settings
+) -> None:
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    await echo.tap("9", on=request(world))
+    async with BotHarness(build_dispatcher(db, settings), session=harness.session) as again:
+        again.updates = harness.updates
+        world.harness = again
+        await echo.tap("10", on=request(world))
+        await echo.tap("Done (2 named)", on=request(world))
+        assert "Best move: 9, 10 — <b>Accepted</b>" in judge.text

@@ -44,8 +44,8 @@ async def test_d7_points_above_0_5_wait_for_the_chief_who_approves(
     assert stored.seat(6).judge_extra == 60
     assert [e.action for e in entries] == ["approval.approve"]
     assert entries[0].before["status"] == "pending" and entries[0].after["status"] == "approved"
-    assert "Approved: 0.6 for seat 6" in (harness.session.message(CHIEF, request.message_id).text
-                                          or "")
+    decided = harness.session.message(CHIEF, request.message_id)
+    assert decided is not None and "Approved: 0.6 for seat 6" in (decided.text or "")
     assert "The chief judge decided: Approved" in (judge.last_sent() or "")
     assert "final" in (judge.last_sent() or "")
     # A second tap changes nothing.

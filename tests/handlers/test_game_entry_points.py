@@ -290,8 +290,9 @@ async def test_8_4_3_winner_up_to_0_7_and_8_4_4_loser_up_to_0_4(
 async def test_8_4_2_sum_over_1_is_refused(harness: BotHarness, db: Database) -> None:
     world = await World.create(harness, db)
     judge = await at_extras(world, night=None)
-    await judge.say("6 0.4")
+    await judge.say("3 0.4")  # a loser at his cap (8.4.4)
     await judge.say("7 0.4")
+    assert "seat 3 — 0.4; seat 7 — 0.4" in judge.text
     assert "Budget (8.4.2): 0.8 of 1.0 counts, 0.2 free." in judge.text
     await judge.select(8)
     assert "0.2" in judge.labels() and "0.25" not in judge.labels()

@@ -326,10 +326,13 @@ def test_russian_translations_cover_every_message_template() -> None:
     from babel.messages.extract import extract_from_dir
     from babel.messages.pofile import read_po
 
-    package = Path(__file__).parents[2] / "scoring"
+    root = Path(__file__).parents[2]
+    package = root / "scoring"
     templates = {m for _f, _l, m, _c, _x in extract_from_dir(package, keywords={"N_": None})}
-    with (package / "messages.ru.po").open("rb") as stream:
+    # The bot's one catalog holds the engine's sentences too (the bot shows them).
+    with (root / "locales/ru/LC_MESSAGES/messages.po").open("rb") as stream:
         catalog = {m.id: m.string for m in read_po(stream) if m.id}
-    assert templates == set(catalog)
-    for template, russian in catalog.items():
+    assert templates <= set(catalog)
+    for template in templates:
+        russian = catalog[template]
         assert set(re.findall(r"{\w+}", template)) == set(re.findall(r"{\w+}", russian))
