@@ -51,34 +51,44 @@ def setup_routers() -> Router:
     return _root
 
 
+# (command, Russian description, English description): the menu follows the user's
+# Telegram language like the texts do; Russian is the default.
+PRIVATE_COMMANDS = (
+    ("start", "Начать", "Start"),
+    ("help", "Помощь", "Help"),
+    ("cancel", "Отменить текущее действие", "Cancel the current action"),
+    ("game", "Внести игру (судья)", "Enter a game (judge)"),
+    ("games", "Игры турнира: исправить, аннулировать", "Games: correct or annul"),
+    ("tournament", "Турнир: статус, старт, завершение", "Tournament: status, start, finish"),
+    ("staff", "Судьи турнира", "The tournament's judges"),
+    ("invite_judge", "Ссылка-приглашение судьи", "Invite link for a judge"),
+    ("invite_players", "Ссылка для игроков", "Invite link for players"),
+    ("roster", "Список игроков (ник в строке)", "Roster (one nickname a line)"),
+    ("backup", "Копия базы данных", "Database backup"),
+    ("rating", "Рейтинг и мои очки по играм", "Standings and my points by game"),
+    ("protest", "Протест на игру (до 10 минут после)", "Protest a game (within 10 minutes)"),
+    ("protests", "Открытые протесты (главный судья)", "Open protests (chief judge)"),
+    ("lot", "Жребий для равных игроков (главный судья)", "Draw lots for ties (chief judge)"),
+    ("export", "Выгрузка турнира: JSON, CSV, XLSX, протоколы", "Export: JSON, CSV, XLSX"),
+)
+GROUP_COMMANDS = (
+    ("help", "Помощь", "Help"),
+    ("join", "Записаться: /join НИК", "Join: /join NICKNAME"),
+    ("tournament", "Турнир", "Tournament"),
+    ("staff", "Судьи турнира", "The tournament's judges"),
+    ("new_tournament", "Создать турнир в этой группе", "Create a tournament in this group"),
+    ("rating", "Рейтинг: /rating all — все игроки", "Standings: /rating all for everyone"),
+    ("protest", "Протест на игру (до 10 минут после)", "Protest a game (within 10 minutes)"),
+)
+
+
 async def set_commands(bot: Bot) -> None:
-    """The command menus users see (Russian, the bot's default language)."""
-    private = [
-        BotCommand(command="start", description="Начать"),
-        BotCommand(command="help", description="Помощь"),
-        BotCommand(command="cancel", description="Отменить текущее действие"),
-        BotCommand(command="game", description="Внести игру (судья)"),
-        BotCommand(command="games", description="Игры турнира: исправить, аннулировать"),
-        BotCommand(command="tournament", description="Турнир: статус, старт, завершение"),
-        BotCommand(command="staff", description="Судьи турнира"),
-        BotCommand(command="invite_judge", description="Ссылка-приглашение судьи"),
-        BotCommand(command="invite_players", description="Ссылка для игроков"),
-        BotCommand(command="roster", description="Список игроков (ник в строке)"),
-        BotCommand(command="backup", description="Копия базы данных"),
-        BotCommand(command="rating", description="Рейтинг и мои очки по играм"),
-        BotCommand(command="protest", description="Протест на игру (до 10 минут после)"),
-        BotCommand(command="protests", description="Открытые протесты (главный судья)"),
-        BotCommand(command="lot", description="Жребий для равных игроков (главный судья)"),
-        BotCommand(command="export", description="Выгрузка турнира: JSON, CSV, XLSX, протоколы"),
-    ]
-    group = [
-        BotCommand(command="help", description="Помощь"),
-        BotCommand(command="join", description="Записаться: /join НИК"),
-        BotCommand(command="tournament", description="Турнир"),
-        BotCommand(command="staff", description="Судьи турнира"),
-        BotCommand(command="new_tournament", description="Создать турнир в этой группе"),
-        BotCommand(command="rating", description="Рейтинг: /rating all — все игроки"),
-        BotCommand(command="protest", description="Протест на игру (до 10 минут после)"),
-    ]
-    await bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
-    await bot.set_my_commands(group, scope=BotCommandScopeAllGroupChats())
+    """The command menus users see, in Russian and (for English users) in English."""
+    for commands, scope in (
+        (PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
+        (GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
+    ):
+        ru = [BotCommand(command=c, description=d) for c, d, _en in commands]
+        en = [BotCommand(command=c, description=d) for c, _ru, d in commands]
+        await bot.set_my_commands(ru, scope=scope)
+        await bot.set_my_commands(en, scope=scope, language_code="en")

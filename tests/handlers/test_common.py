@@ -31,3 +31,20 @@ async def test_forwarded_command_acts_for_no_one(harness: BotHarness) -> None:
     other = harness.user(105, "Босс")
     await harness.send(harness.updates.private_message(ann, "/cancel", forward_from=other))
     assert "Пересланная команда" in harness.session.last_text(104)
+
+
+async def test_command_menus_are_set_in_russian_and_english(harness: BotHarness) -> None:
+    from aiogram.methods import SetMyCommands
+
+    from handlers import set_commands
+
+    await set_commands(harness.bot)
+    calls = harness.session.requests_of(SetMyCommands)
+    by_language = {(c.scope.type, c.language_code): c.commands for c in calls}
+    private_ru = by_language[("all_private_chats", None)]
+    private_en = by_language[("all_private_chats", "en")]
+    assert [c.command for c in private_ru] == [c.command for c in private_en]
+    assert any(c.command == "game" and "Внести игру" in c.description for c in private_ru)
+    assert any(c.command == "game" and c.description.startswith("Enter a game") for c in private_en)
+    # Telegram's limits: descriptions up to 256 characters, commands up to 32.
+    assert all(len(c.description) <= 256 and len(c.command) <= 32 for c in private_ru)
