@@ -321,3 +321,22 @@ async def test_in_the_group_the_reason_is_asked_for_as_a_reply(
     )
     [row] = await stored(db, game)
     assert row.text == "two players spoke at once" and row.source_chat_id == CHAT
+
+
+async def test_8_8_3_decision_waits_for_the_video_review_and_records_its_basis(
+    harness: BotHarness, db: Database
+) -> None:
+    """8.8.3: the chief judge may review video and consult the judging committee, so a
+    protest stays open with no deadline for the decision (only the filing has one, 8.8.1),
+    across restarts of the conversation, and the decision text records the basis."""
+    _world, game = await world_with_game(db)
+    await protest(harness, USER_BASE + 1, "/protest miscount", ENDED + timedelta(minutes=1))
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    # Still open and decidable after the filing window closed: no decision deadline.
+    await harness.say(chief, "/protests")
+    assert harness.session.sent_texts(CHIEF)[-2].startswith("Open protests: 1")
+    basis = "Video reviewed with the FIIM judging committee: the count stands."
+    await decide(harness, CHIEF, "❌ Reject protest", basis)
+    [row] = await stored(db, game)
+    assert row.status == "rejected" and row.decision == basis
+    assert basis in (harness.session.last_text(USER_BASE + 1) or "")
