@@ -34,7 +34,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import audit, invites, players, staff, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname, NicknameTaken, PlayerHasGames, UserAlreadyPlayer
-from bot.db.players import PlayerRow
+from bot.db.players import MAX_NICKNAME, PlayerRow  # one limit for /join, /roster, seating
 from bot.db.tournaments import TournamentRow
 from handlers.staff import PLAYER_PAYLOAD, TOKEN_PATTERN, invite_refusal, revoke_markup
 from handlers.tournaments import (
@@ -57,7 +57,6 @@ from handlers.tournaments import (
 log = logging.getLogger(__name__)
 router = Router(name="players")
 
-MAX_NICKNAME = 32
 MAX_MESSAGE = 4096
 
 
@@ -94,22 +93,22 @@ class BadNickname(ValueError):
 def check_nickname(raw: str) -> str:
     """The nickname as stored (trimmed, 1–32 characters), or BadNickname with the reason."""
     try:
-        shown = players.normalize_nickname(raw)
+        return players.normalize_nickname(raw)
     except InvalidNickname:
-        if raw.strip():
+        shown = " ".join(raw.split())
+        if len(shown) > MAX_NICKNAME:
             raise BadNickname(
-                _("A nickname is 1–{max} characters; «{nick}…» is longer.").format(
-                    max=MAX_NICKNAME, nick=html.escape(raw.strip()[:MAX_NICKNAME])
+                _("A nickname is 1–{max} characters; «{nick}…» has {length}.").format(
+                    max=MAX_NICKNAME, nick=html.escape(shown[:MAX_NICKNAME]), length=len(shown)
+                )
+            ) from None
+        if shown:
+            raise BadNickname(
+                _("This nickname can't be used: 1–{max} visible characters.").format(
+                    max=MAX_NICKNAME
                 )
             ) from None
         raise BadNickname(_("A nickname can't be empty.")) from None
-    if len(shown) > MAX_NICKNAME:
-        raise BadNickname(
-            _("A nickname is 1–{max} characters; «{nick}…» has {length}.").format(
-                max=MAX_NICKNAME, nick=html.escape(shown[:MAX_NICKNAME]), length=len(shown)
-            )
-        )
-    return shown
 
 
 def nick(text: str) -> str:

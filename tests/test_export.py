@@ -45,7 +45,7 @@ class Sample:
 async def sample_tournament(db: Database) -> Sample:
     """Judge's points (approved, pending), best move, Ci, a penalty, a disqualification,
     a draw, an annulled game, protests and a recorded lot."""
-    names = ["Ёжик", "Alice | Bob", "Очень-очень длинный ник игрока сорок симв"]
+    names = ["Ёжик", "Alice | Bob", "Очень длинный ник игрока 32 сим"]
     t, ids = await make_tournament(db, players_count=30, nicknames=names)
     async with db.transaction() as conn:
         await users.upsert_user(conn, JUDGE, first_name="Анна", username="anna_judge")

@@ -20,7 +20,7 @@ from bot.db.errors import (
 from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
 
 PlayerStatus = Literal["pending", "confirmed", "rejected"]
-MAX_NICKNAME = 64
+MAX_NICKNAME = 32  # issue: nicknames are 1–32 characters (the schema allows 64)
 
 
 @dataclass(frozen=True, slots=True)

@@ -396,7 +396,9 @@ async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
                     decided_by=ctx.user_id if chief else None,
                 )
             except InvalidNickname:
-                return _("This nickname can't be used: 1–64 visible characters.")
+                return _("This nickname can't be used: 1–{max} visible characters.").format(
+                    max=players.MAX_NICKNAME
+                )
             except NicknameTaken as exc:
                 return _("The nickname {name} is taken.").format(name=html.escape(exc.nickname))
             await audit.audit(
