@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 
 from aiogram.utils.token import TokenValidationError, validate_token
@@ -58,7 +59,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from bot.app import run
 
-    asyncio.run(run(settings, token))
+    try:
+        asyncio.run(run(settings, token))
+    except Exception:
+        # Through logging, so the token filter masks it: the error's text may hold the
+        # API URL, token included (e.g. a malformed TELEGRAM_API_URL).
+        logging.getLogger("bot").critical("the bot stopped on an error", exc_info=True)
+        return 1
     return 0
 
 

@@ -20,6 +20,7 @@ from bot.fsm_storage import SQLiteStorage
 from bot.i18n import UserLocaleMiddleware, create_i18n
 from bot.middlewares.dedup import DedupMiddleware
 from bot.middlewares.identity import IdentityMiddleware
+from bot.middlewares.inflight import InFlightMiddleware
 from bot.middlewares.users import UsersMiddleware
 from bot.publishing import Publisher
 from bot.standings import StandingsService
@@ -43,6 +44,10 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
         # Two quick taps of one user are handled one after the other.
         events_isolation=SimpleEventIsolation(),
     )
+    # Outermost: a graceful stop waits for the updates being handled (first shutdown hook).
+    inflight = InFlightMiddleware()
+    dp.update.outer_middleware(inflight)
+    dp.shutdown.register(inflight.drain)
     # Dependencies reach handlers as keyword arguments (aiogram's workflow data).
     dp["db"] = db
     dp["settings"] = settings

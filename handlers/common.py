@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiogram import F, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.fsm.context import FSMContext
-from aiogram.types import Message
+from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 router = Router(name="common")
@@ -39,3 +39,17 @@ async def cancel(message: Message, state: FSMContext) -> None:
         return
     await state.clear()
     await message.answer(_("Cancelled. Nothing was saved."))
+
+
+@router.message(F.chat.type == "private", F.text.startswith("/"))
+async def unknown_command(message: Message) -> None:
+    # Last handler of the last router: a command nobody else took. In a group an
+    # unknown command may be for another bot, so only private chats get an answer.
+    await message.answer(_("I don't know this command. /help lists what I can do."))
+
+
+@router.callback_query()
+async def unknown_button(callback: CallbackQuery) -> None:
+    # Data no handler knows (a button of an old version of the bot, or forged): the
+    # spinner stops with the stale-button answer instead of running until it times out.
+    await callback.answer(_("This card is out of date."))

@@ -30,6 +30,7 @@ from aiogram.types import (
     Message,
     User,
 )
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, games, players, staff, tournaments, users
@@ -37,6 +38,7 @@ from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import StaffRole, StaffTournament, TournamentRow
 from bot.db.users import UserRow
+from bot.i18n import DEFAULT_LOCALE
 from bot.publishing import Publisher
 from scoring import b_value
 
@@ -552,6 +554,7 @@ async def change_status(
     db: Database,
     bot: Bot,
     publisher: Publisher,
+    i18n: I18n,
 ) -> None:
     tournament = await _chief_tournament(callback, db, callback_data.tournament_id)
     if tournament is None:
@@ -583,11 +586,14 @@ async def change_status(
         return
     if wanted == "running":
         await callback.answer(_("The tournament is running."))
-        note = _("Tournament {title} has started. Good games!")
     else:
         await callback.answer(_("The tournament is finished."))
-        note = _("Tournament {title} is finished. The final standings: /rating")
     await _refresh_card(callback, db, tournament.id)
+    with i18n.use_locale(DEFAULT_LOCALE):  # the group reads the bot's language
+        if wanted == "running":
+            note = _("Tournament {title} has started. Good games!")
+        else:
+            note = _("Tournament {title} is finished. The final standings: /rating")
     await publisher.announce(bot, tournament.id, note.format(title=quoted_title(after)))
 
 

@@ -92,6 +92,11 @@ async def bot_factory(fake_telegram: FakeTelegram, tmp_path: Path, bot_token: st
             for proc in procs:
                 sys.stderr.write(f"\n----- {proc.log_path} (exit {proc.returncode}), "
                                  f"non-DEBUG lines -----\n{proc.digest()}\n")
+    # Whatever a test did, the token (or its secret half) is never in a bot's log.
+    secret = bot_token.split(":", 1)[1]
+    leaked = [str(p.log_path) for p in procs if secret in p.log_text()]
+    if leaked:
+        pytest.fail(f"the bot token is in the log: {', '.join(leaked)}")
 
 
 @pytest.fixture

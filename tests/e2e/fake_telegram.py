@@ -18,8 +18,9 @@ the queue of unconfirmed updates -- lets a test act as the users and shows what 
 Behaviour follows https://core.telegram.org/bots/api: envelopes and HTTP codes, error
 descriptions, getUpdates long polling with confirmation by offset (unconfirmed updates are
 redelivered), allowed_updates, privacy mode in groups, flood limits with 429 retry_after.
+`hold()` keeps chosen requests waiting (a slow network, a moment to kill the bot in).
 Not emulated: inline mode, payments, webhooks' delivery, channels, forum topics, media
-groups and media other than photos/documents (such calls answer 501 and are listed in
+other than photos/documents, also in albums (such calls answer 501 and are listed in
 `unsupported_calls`; other real methods returning True just answer ok).
 """
 
@@ -64,6 +65,7 @@ __all__ = [
     "FloodEvent",
     "FloodLimits",
     "FloodViolation",
+    "Hold",
     "StoredFile",
     "StoredMessage",
     "User",
@@ -130,6 +132,9 @@ _ADMIN_RIGHTS: JSON = {
 _COMMAND_RE = re.compile(r"(?<![\w/@])/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,32}))?(?![\w/])")
 _MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}(?!\w)")
 _URL_RE = re.compile(r"\bhttps?://[^\s<>\"']+")
+
+
+ANONYMOUS_ADMIN_ID = 1087968824  # @GroupAnonymousBot, the sender of anonymous admins
 
 
 def make_token(bot_id: int = 123456) -> str:
@@ -472,6 +477,43 @@ class _Injected:
     times: int
 
 
+@dataclass(eq=False)
+class Hold:
+    """Requests the fake keeps waiting before handling them (see ``FakeTelegram.hold``).
+
+    A held request is answered after ``release()``. ``drop()`` instead is what a crash
+    of the bot does to its requests in flight: they are never handled nor answered
+    (``ApiRequest.cancelled``); a held getUpdates has not confirmed its offset. (After a
+    kill, ``release()`` could let a request through before the server has noticed that
+    its connection is gone.)
+    """
+
+    method: str
+    chat_id: int | None
+    predicate: Callable[[ApiRequest], bool] | None
+    held: list[ApiRequest] = field(default_factory=list)
+    dropped: bool = False
+    _released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, record: ApiRequest) -> bool:
+        return (not self._released.is_set() and record.method == self.method
+                and self.chat_id in (None, record.chat_id)
+                and (self.predicate is None or self.predicate(record)))
+
+    @property
+    def released(self) -> bool:
+        return self._released.is_set()
+
+    def release(self) -> None:
+        """Let the held requests (and any later ones) through."""
+        self._released.set()
+
+    def drop(self) -> None:
+        """The bot died: its held requests are never handled; later ones pass."""
+        self.dropped = True
+        self._released.set()
+
+
 class _Params:
     """Decoded request parameters with Telegram-like typed accessors."""
 
@@ -618,6 +660,7 @@ class FakeTelegram:
         self._callbacks: dict[str, _PendingCallback] = {}
         self._last_tap: str | None = None
         self._injected: list[_Injected] = []
+        self._holds: list[Hold] = []
         self._forced_floods: dict[int, list[int]] = {}
         self._buckets: dict[int, tuple[float, float]] = {}
         self._group_sends: dict[int, deque[float]] = {}
@@ -637,6 +680,10 @@ class FakeTelegram:
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> FakeTelegram:
+        await self._serve(0)
+        return self
+
+    async def _serve(self, port: int) -> None:
         app = web.Application(client_max_size=DOCUMENT_LIMIT + 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle_api)
         app.router.add_route("GET", "/file/bot{token}/{path:.+}", self._handle_file)
@@ -644,13 +691,28 @@ class FakeTelegram:
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None,
                                      shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, 0)
+        site = web.TCPSite(self._runner, self.host, port)
         await site.start()
         self._port = self._runner.addresses[0][1]
-        return self
+
+    async def restart(self, *, down: float = 0.0) -> None:
+        """An outage: the server goes away (connections refused, long polls cut) for
+        `down` seconds, then serves again on the same port; the simulated world and
+        the unconfirmed updates stay."""
+        port = self.port
+        self._closing = True
+        self._wake_pollers()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        await asyncio.sleep(down)
+        self._closing = False
+        await self._serve(port)
 
     async def stop(self) -> None:
         self._closing = True
+        for hold in self._holds:
+            hold.release()
         self._wake_pollers()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -757,6 +819,12 @@ class FakeTelegram:
     async def _dispatch(self, method: str, params: _Params,
                         record: ApiRequest) -> tuple[int, JSON]:
         try:
+            for hold in list(self._holds):
+                if hold.matches(record):
+                    hold.held.append(record)
+                    await hold._released.wait()
+                    if hold.dropped:
+                        raise asyncio.CancelledError  # the client is gone: never handled
             injected = self._pop_injected(method, params)
             if injected is not None:
                 raise injected
@@ -797,6 +865,24 @@ class FakeTelegram:
     def inject_flood(self, chat: Chat | int, retry_after: int = 1, *, times: int = 1) -> None:
         """The next `times` sends/edits in `chat` get 429 with this retry_after (and a ban)."""
         self._forced_floods.setdefault(self._chat_of(chat).id, []).extend([retry_after] * times)
+
+    def hold(self, method: str, *, chat: Chat | int | None = None,
+             predicate: Callable[[ApiRequest], bool] | None = None) -> Hold:
+        """Keep the bot's next calls of `method` (in `chat`, matching `predicate`) waiting
+        until `Hold.release()`: a slow network, or a moment to kill the bot in. Wait for
+        them with `wait_held`."""
+        canonical = API_METHODS.get(method.lower(), method)
+        chat_id = None if chat is None else self._chat_of(chat).id
+        hold = Hold(canonical, chat_id, predicate)
+        self._holds.append(hold)
+        return hold
+
+    async def wait_held(self, hold: Hold, count: int = 1, *,
+                        timeout: float = 10.0) -> ApiRequest:
+        """Wait until `count` requests are held by `hold`; returns the latest."""
+        await self.wait_until(lambda: len(hold.held) >= count, timeout=timeout,
+                              what=f"{count} held {hold.method} request(s)")
+        return hold.held[-1]
 
     def _pop_injected(self, method: str, params: _Params) -> ApiError | None:
         chat_id = params.data.get("chat_id")
@@ -1214,6 +1300,24 @@ class FakeTelegram:
             self.enqueue_update("message", payload)
         return payload
 
+    def send_anonymous(self, group: Chat | int, text: str) -> JSON:
+        """An admin who "remains anonymous" writes in the group: Telegram shows the
+        group itself as the sender (``sender_chat``), from @GroupAnonymousBot."""
+        chat = self._chat_of(group)
+        if not chat.is_group:
+            raise AssertionError("only group admins can remain anonymous")
+        anonymous = self.users.get(ANONYMOUS_ADMIN_ID)
+        if anonymous is None:
+            anonymous = self.users[ANONYMOUS_ADMIN_ID] = User(
+                ANONYMOUS_ADMIN_ID, "Group", "GroupAnonymousBot", language_code=None,
+                is_bot=True)
+        msg = self._store(chat, anonymous, from_bot=False, text=text,
+                          entities=_auto_entities(text), extra={"sender_chat": chat.to_api()})
+        payload = msg.to_api()
+        if self._bot_receives(chat, msg):
+            self.enqueue_update("message", payload)
+        return payload
+
     def edit_text(self, user: User, message: StoredMessage | JSON, text: str) -> JSON:
         """The user edits his own message: edited_message update."""
         msg = self._message_of(message)
@@ -1590,6 +1694,41 @@ class FakeTelegram:
 
     def _api_sendDocument(self, p: _Params) -> JSON:
         return self._send_media(p, "sendDocument", "document")
+
+    def _api_sendMediaGroup(self, p: _Params) -> list[JSON]:
+        """An album of 2-10 photos or of 2-10 documents (one flood unit, like the bot's
+        FloodControl counts it); each item becomes a message with `media_group_id`."""
+        chat = self._chat_arg(p)
+        self._check_access(chat)
+        media = p.obj("media")
+        if not isinstance(media, list) or not all(isinstance(m, dict) for m in media):
+            raise _bad("can't parse media JSON object")
+        if not 2 <= len(media) <= 10:
+            raise _bad("wrong number of media specified: an album has 2-10 items")
+        kinds = {str(m.get("type")) for m in media}
+        if not kinds <= {"photo", "document"}:
+            raise ApiError(501, "Not Implemented: FakeTelegram emulates albums of photos or "
+                                "documents only")
+        if len(kinds) > 1:
+            raise _bad("document can't be mixed with other media types")
+        reply_to = self._reply_target(chat, p)
+        prepared: list[tuple[str, str | None, list[JSON], StoredFile, JSON]] = []
+        for item in media:
+            kind = str(item["type"])
+            caption, entities = self._format(item.get("caption"), item.get("parse_mode"),
+                                             item.get("caption_entities"), caption=True)
+            stored = self._input_file(_Params({kind: item.get("media")}, p.files), kind, kind)
+            prepared.append((kind, caption or None, entities, stored, item))
+        self._flood(chat, "sendMediaGroup")
+        group_id = str(secrets.randbits(62))
+        sent = []
+        for kind, caption, entities, stored, item in prepared:
+            msg = self._store(chat, self.bot_user, from_bot=True, reply_to=reply_to,
+                              parse_mode=item.get("parse_mode"), caption=caption,
+                              caption_entities=entities, source=item.get("caption"),
+                              extra={"media_group_id": group_id}, **{kind: stored})
+            sent.append(msg.to_api())
+        return sent
 
     def _edit_target(self, p: _Params) -> StoredMessage:
         if p.has("inline_message_id"):

@@ -21,6 +21,7 @@ from aiogram.exceptions import (
     TelegramBadRequest,
     TelegramForbiddenError,
     TelegramMigrateToChat,
+    TelegramNetworkError,
     TelegramRetryAfter,
     TelegramServerError,
     TelegramUnauthorizedError,
@@ -32,6 +33,8 @@ from aiogram.types import (
     CallbackQuery,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputMediaDocument,
+    InputMediaPhoto,
     KeyboardButton,
     Message,
     ReplyKeyboardMarkup,
@@ -397,6 +400,54 @@ async def test_photo_and_document_uploads(fake_telegram: FakeTelegram) -> None:
         with pytest.raises(TelegramBadRequest, match="message caption is too long"):
             await bot.send_document(chat.id, BufferedInputFile(b"x", "x.txt"),
                                     caption="c" * 1025)
+
+
+async def test_albums_of_documents_and_photos(fake_telegram: FakeTelegram) -> None:
+    fake = fake_telegram
+    chat = fake.start_private(fake.create_user("Album"))
+    async with api_bot(fake) as bot:
+        sent = await bot.send_media_group(chat.id, [
+            InputMediaDocument(media=BufferedInputFile(b"{}", "t.json")),
+            InputMediaDocument(media=BufferedInputFile(b"a;b", "s.csv"),
+                               caption="<b>Files</b>", parse_mode="HTML"),
+        ])
+        assert [m.document.file_name for m in sent if m.document] == ["t.json", "s.csv"]
+        stored = fake.messages(chat)
+        assert [m.document.data for m in stored if m.document] == [b"{}", b"a;b"]
+        assert stored[1].caption == "Files" and stored[0].caption is None
+        assert stored[0].extra["media_group_id"] == stored[1].extra["media_group_id"]
+        await bot.send_media_group(chat.id, [
+            InputMediaPhoto(media=BufferedInputFile(png(), "1.png")),
+            InputMediaPhoto(media=BufferedInputFile(png(), "2.png")),
+        ])
+        assert fake.last_message(chat).photo is not None
+        with pytest.raises(TelegramBadRequest, match="can't be mixed"):
+            await bot.send_media_group(chat.id, [
+                InputMediaPhoto(media=BufferedInputFile(png(), "1.png")),
+                InputMediaDocument(media=BufferedInputFile(b"x", "x.txt")),
+            ])
+
+
+async def test_hold_keeps_requests_until_released(fake_telegram: FakeTelegram) -> None:
+    fake = fake_telegram
+    chat = fake.start_private(fake.create_user("Slow"))
+    async with api_bot(fake) as bot:
+        hold = fake.hold("sendMessage", chat=chat)
+        task = asyncio.create_task(bot.send_message(chat.id, "late"))
+        held = await fake.wait_held(hold)
+        assert held.response is None and fake.messages(chat) == []
+        hold.release()
+        assert (await task).text == "late" and held.ok
+        await bot.send_message(chat.id, "not held")  # a released hold holds nothing more
+        # A dropped hold: what a crash does to the requests in flight.
+        hold = fake.hold("sendMessage", chat=chat)
+        task = asyncio.create_task(bot.send_message(chat.id, "lost"))
+        held = await fake.wait_held(hold)
+        hold.drop()
+        with pytest.raises(TelegramNetworkError):
+            await task
+        assert held.cancelled and held.response is None
+        assert [m.text for m in fake.messages(chat)] == ["late", "not held"]
 
 
 async def test_chat_info_commands_pins_and_more(fake_telegram: FakeTelegram) -> None:

@@ -79,3 +79,42 @@ async def test_token_not_logged_when_api_unreachable(bot_factory: BotFactory,
     secret = bot_token.split(":", 1)[1]
     for needle in (bot_token, secret, urllib.parse.quote(bot_token)):
         assert needle not in log
+
+
+async def test_token_not_logged_on_server_errors_and_an_outage(
+        fake_telegram: FakeTelegram, bot_process: BotProcess, bot_token: str) -> None:
+    """Errors in the middle of a run: 500s on polling, a refused answer, the server
+    gone for a while. The bot logs them all and goes on; the token is never in the log."""
+    fake = fake_telegram
+    user = fake.create_user("Ivan", language_code="en")
+    chat = fake.start_private(user)
+    fake.inject_error("getUpdates", times=2)  # 500 Internal Server Error
+    fake.inject_error("sendMessage", error_code=502, description="Bad Gateway", chat=chat)
+    fake.send_text(user, chat, "/help")  # its answer is refused: lost, and logged
+    await fake.wait_until(lambda: fake.errors() and fake.errors()[-1].method == "sendMessage",
+                          timeout=15, what="the refused answer")
+    await fake.restart(down=1.5)
+    mark = fake.seq
+    fake.send_text(user, chat, "/help")
+    await fake.wait_for_message(chat, "/join", after=mark, timeout=15)
+    assert bot_process.is_running()
+    log = bot_process.log_text()
+    # It did see them all: the 500s, the 502, the refused connections.
+    assert "Internal Server Error" in log and "Bad Gateway" in log
+    assert "Cannot connect to host" in log
+    secret = bot_token.split(":", 1)[1]
+    for needle in (bot_token, secret, urllib.parse.quote(bot_token)):
+        assert needle not in log
+
+
+async def test_token_not_logged_when_the_api_url_is_malformed(
+        bot_factory: BotFactory, bot_token: str) -> None:
+    # aiohttp refuses such a URL (a port out of range; a wrong scheme or a broken IPv6
+    # literal alike) with an error that quotes it, token included; the error ends the
+    # bot, and what it prints must go through the token filter.
+    bot = await bot_factory(api_url="http://127.0.0.1:99999", wait_ready=False)
+    assert await bot.wait_exit(timeout=20) == 1
+    log = bot.log_text()
+    assert "CRITICAL bot: the bot stopped on an error" in log and "<token>" in log
+    secret = bot_token.split(":", 1)[1]
+    assert bot_token not in log and secret not in log

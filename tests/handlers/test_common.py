@@ -20,6 +20,26 @@ async def test_cancel_without_conversation_says_so(harness: BotHarness) -> None:
     assert harness.session.last_text(103) == "Nothing to cancel."
 
 
+async def test_unknown_command_in_private_points_to_help(harness: BotHarness) -> None:
+    bob = harness.user(106, "Bob", language_code="en")
+    await harness.send(harness.updates.private_message(bob, "/frobnicate"))
+    assert harness.session.last_text(106) == (
+        "I don't know this command. /help lists what I can do."
+    )
+
+
+async def test_a_button_nobody_knows_is_answered_as_out_of_date(harness: BotHarness) -> None:
+    from aiogram.methods import AnswerCallbackQuery
+
+    bob = harness.user(107, "Bob", language_code="en")
+    await harness.send(harness.updates.private_message(bob, "/help"))
+    message = harness.session.last_message(107)
+    assert message is not None
+    await harness.press(bob, message, data="zz:garbage")
+    answers = harness.session.requests_of(AnswerCallbackQuery)
+    assert answers[-1].text == "This card is out of date."
+
+
 async def test_anonymous_admin_command_is_refused(harness: BotHarness) -> None:
     await harness.send(harness.updates.anonymous_admin_message(-100500, "/help"))
     text = harness.session.last_text(-100500)

@@ -221,7 +221,8 @@ async def test_chief_starts_and_finishes_with_a_confirmation(
     assert last_answer(harness) == "The tournament is running."
     async with db.read() as conn:
         assert (await tournaments.require_tournament(conn, t.id)).status == "running"
-    assert "«Test Cup» has started" in harness.session.sent_texts(CHAT)[-1]
+    # The group reads the bot's language, whatever the chief judge's is.
+    assert "Турнир «Test Cup» начался" in harness.session.sent_texts(CHAT)[-1]
     card = current(harness, CHAT, card.message_id)
     assert "Status: running" in (card.text or "")
 
