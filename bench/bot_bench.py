@@ -220,7 +220,8 @@ async def dispatcher_bench(
     try:
         world = await stream_world(warm_db, seed + 1)
         async with project_bot(warm_db) as pb:
-            await pb.feeder.play_all(tournament_stream(world, random.Random(seed + 1)), 150)
+            warm = min(150, max(20, updates // 4))
+            await pb.feeder.play_all(tournament_stream(world, random.Random(seed + 1)), warm)
             warm_echo = streams.as_echo_updates(pb.feeder.recorded)
     finally:
         await warm_db.close()
@@ -290,10 +291,12 @@ class StandingsProbe:
         service.invalidate = self.invalidate  # type: ignore[method-assign]
         self.invalidated_at: float | None = None
         self.recomputed: tuple[float, float] | None = None
+        self.profiler: cProfile.Profile | None = None  # stopped when the standings are ready
 
-    def reset(self) -> None:
+    def reset(self, profiler: cProfile.Profile | None = None) -> None:
         self.invalidated_at = None
         self.recomputed = None
+        self.profiler = profiler
 
     def invalidate(self, tournament_id: int) -> None:
         self.invalidated_at = time.perf_counter()
@@ -307,6 +310,9 @@ class StandingsProbe:
         since = self.invalidated_at
         if since is not None and self.recomputed is None and start >= since:
             self.recomputed = (start, end)
+            if self.profiler is not None:
+                self.profiler.disable()
+                self.profiler = None
         return result
 
 
@@ -329,7 +335,9 @@ async def save_bench(
             probe = StandingsProbe(service)
             rows = []
             entry: list[float] = []
-            profile_text = None
+            profiles: dict[str, list[str]] = {}
+            if size >= 5_000:
+                reps = min(reps, 3)  # keeps a whole run within about two minutes
             reps = max(1, min(reps, world.tables - 1)) if world.tables > 1 else 1
             for k in range(reps):
                 seating = rng.sample(world.players, 10)
@@ -340,17 +348,17 @@ async def save_bench(
                 mark = len(pb.feeder.latencies)
                 await pb.feeder.play_all(actions[:-1])
                 entry += pb.feeder.latencies[mark:]
-                probe.reset()
                 profiler = cProfile.Profile() if profile_save and k == reps - 1 else None
-                gc.collect()
+                probe.reset(profiler)
                 t0 = time.perf_counter()
                 if profiler is not None:
                     profiler.enable()
                 await pb.feeder.play(actions[-1])
-                if profiler is not None:
-                    profiler.disable()
-                    profile_text = top_functions(profiler, 14)
                 t_end = time.perf_counter()
+                if profiler is not None:
+                    profiler.disable()  # (already off if the standings were recomputed)
+                    profiles["save_to_standings"] = top_functions(profiler, 16)
+                    profiles["save_to_standings_project"] = project_functions(profiler, 16)
                 if probe.recomputed is None:  # published later (debounce): get as it would
                     await service.get(world.tid)
                 if probe.recomputed is None or probe.invalidated_at is None:
@@ -359,6 +367,7 @@ async def save_bench(
                 rows.append({
                     "save_to_standings_ms": (r_end - t0) * 1000,
                     "until_publisher_ms": (probe.invalidated_at - t0) * 1000,
+                    "publisher_to_get_ms": (r_start - probe.invalidated_at) * 1000,
                     "recompute_ms": (r_end - r_start) * 1000,
                     "save_update_ms": (t_end - t0) * 1000,
                 })
@@ -370,6 +379,13 @@ async def save_bench(
                 started = time.perf_counter()
                 await service.get(world.tid)
                 alone.append((time.perf_counter() - started) * 1000)
+            if profile_save:
+                service.invalidate(world.tid)
+                profiler = cProfile.Profile()
+                profiler.enable()
+                await service.get(world.tid)
+                profiler.disable()
+                profiles["recompute"] = top_functions(profiler, 16)
     finally:
         await db.close()
     if saved != reps:
@@ -387,6 +403,7 @@ async def save_bench(
         "save_to_standings_ms": med("save_to_standings_ms"),
         "save_to_standings_max_ms": round(max(r["save_to_standings_ms"] for r in rows), 2),
         "until_publisher_ms": med("until_publisher_ms"),
+        "publisher_to_get_ms": med("publisher_to_get_ms"),
         "recompute_ms": med("recompute_ms"),
         "save_update_ms": med("save_update_ms"),
         "recompute_alone_ms": round(statistics.median(alone), 2),
@@ -394,8 +411,8 @@ async def save_bench(
         "entry_update_p50_ms": round(percentile(entry, 0.5) * 1000, 2),
         "entry_update_max_ms": round(max(entry) * 1000, 2),
     }
-    if profile_text is not None:
-        result["profile_of_one_save"] = profile_text
+    if profiles:
+        result["profiles"] = profiles
     return result
 
 
@@ -464,6 +481,77 @@ class FakeDriver:
         return elapsed
 
 
+# A bare aiogram bot (one echo handler, long polling) run the same way, for scale:
+# whatever it needs is aiogram's and Python's, not the project's.
+ECHO_BOT = '''
+import asyncio
+import os
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.types import Message
+
+dp = Dispatcher()
+
+
+@dp.message()
+async def echo(message: Message) -> None:
+    await message.answer(message.text or "-")
+
+
+async def main() -> None:
+    api = TelegramAPIServer.from_base(os.environ["TELEGRAM_API_URL"])
+    bot = Bot(os.environ["BOT_TOKEN"], session=AiohttpSession(api=api))
+    await dp.start_polling(bot)
+
+
+asyncio.run(main())
+'''
+
+
+def bot_env(fake: Any, database: Path) -> dict[str, str | None]:
+    return {
+        "BOT_TOKEN": fake.token,
+        "TELEGRAM_API_URL": fake.base_url,
+        "DATABASE_PATH": str(database),
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def mib(kib: int | None) -> float | None:
+    return None if kib is None else round(kib / 1024, 1)
+
+
+async def echo_bot_peak(fake: Any, user: Any, work: Path, messages: int) -> dict[str, Any]:
+    """Peak RSS of the bare aiogram echo bot after ``messages`` round trips."""
+    from tests.e2e.bot_process import BotProcess
+
+    root = work / "echo-bot"
+    (root / "bot").mkdir(parents=True, exist_ok=True)
+    (root / "bot" / "__init__.py").write_text("")
+    (root / "bot" / "__main__.py").write_text(ECHO_BOT)
+    proc = BotProcess(env=bot_env(fake, work / "unused.sqlite3"), log_path=work / "echo.log",
+                      fake=fake, cwd=root)
+    try:
+        await proc.start(wait_ready=True, timeout=60)
+        ready = vm_kib(proc.pid, "VmRSS")
+        chat = fake.private_chat(user)
+        for n in range(messages):
+            if n:
+                await asyncio.sleep(1.05)  # no FloodControl here: stay under 1 message/s
+            mark = fake.seq
+            fake.send_text(user, chat, f"echo {n}")
+            await fake.wait_for_message(chat, f"echo {n}", after=mark, timeout=20)
+        peak = vm_kib(proc.pid, "VmHWM")
+        code = await proc.stop(timeout=30)
+    finally:
+        await proc.cleanup()
+    if code != 0:
+        raise StreamError(f"the echo bot exited with {code}:\n{proc.digest()}")
+    return {"rss_after_start_mib": mib(ready), "peak_rss_mib": mib(peak)}
+
+
 async def memory_bench(
     games: int, seed: int, work: Path, max_actions: int | None
 ) -> dict[str, Any]:
@@ -473,6 +561,7 @@ async def memory_bench(
     fake = FakeTelegram(make_token())
     await fake.start()
     proc: BotProcess | None = None
+    phases: dict[str, dict[str, float | None]] = {}
     try:
         chief = fake.create_user("Chief", "bench_chief", language_code="en")
         judge = fake.create_user("Judge", "bench_judge", language_code="en")
@@ -496,20 +585,19 @@ async def memory_bench(
             )
         finally:
             await db.close()
-        proc = BotProcess(
-            env={
-                "BOT_TOKEN": fake.token,
-                "TELEGRAM_API_URL": fake.base_url,
-                "DATABASE_PATH": str(path),
-                "LOG_LEVEL": "WARNING",
-            },
-            log_path=work / "bot.log",
-            fake=fake,
-        )
+        proc = BotProcess(env=bot_env(fake, path), log_path=work / "bot.log", fake=fake)
+
+        def phase(name: str) -> None:
+            assert proc is not None
+            phases[name] = {
+                "rss_mib": mib(vm_kib(proc.pid, "VmRSS")),
+                "hwm_mib": mib(vm_kib(proc.pid, "VmHWM")),
+            }
+
         started = time.perf_counter()
         await proc.start(wait_ready=True, timeout=60)
         startup_s = time.perf_counter() - started
-        rss_ready = vm_kib(proc.pid, "VmRSS")
+        phase("started")
         users = {u.id: u for u in (chief, judge, *linked)}
         driver = FakeDriver(fake, users, judge.id)
         players = [p for p in world.players if p.user is not None]
@@ -521,7 +609,7 @@ async def memory_bench(
             ratings.append(Say(p.user, p.user.id, "/rating"))
         for action in ratings:
             await driver.play(action)
-        rss_ratings = vm_kib(proc.pid, "VmRSS")
+        phase("after /rating")
         entry = list(
             game_script(Person(judge.id, "Judge", "en"), world.rounds + 1, 1, players[:10], rng,
                         first=True)
@@ -535,25 +623,23 @@ async def memory_bench(
         saved = bool(entry) and entry[-1].kind == "save" and played > 0
         if saved:  # the publisher posts after its debounce (3 s by default)
             await fake.wait_until(
-                lambda: any("Standings" in m.content or "Турнирная" in m.content
-                            or "<pre>" in (m.source or "") for m in fake.messages(group)),
+                lambda: any("<pre>" in (m.source or "") for m in fake.messages(group)),
                 timeout=15, what="the standings in the group",
             )
             await fake.wait_idle(idle=0.3, timeout=20)
-        rss_end = vm_kib(proc.pid, "VmRSS")
+        phase("after the game entry")
+        # VmHWM: the process's own high-water mark. (ru_maxrss from wait4 also counts
+        # the forking parent's pages before exec: it reports the bench's own size.)
+        peak = vm_kib(proc.pid, "VmHWM")
         code = await proc.stop(timeout=30)
         errors = [repr(r) for r in fake.errors()]
+        baseline = await echo_bot_peak(fake, linked[0], work, 4)
     finally:
         if proc is not None:
             await proc.cleanup()
         await fake.stop()
     if code != 0:
         raise StreamError(f"the bot exited with {code}:\n{proc.digest() if proc else ''}")
-    peak = proc.peak_memory_kb or 0
-
-    def mib(kib: int | None) -> float | None:
-        return None if kib is None else round(kib / 1024, 1)
-
     return {
         "method": "python -m bot against tests/e2e/fake_telegram.py over HTTP; "
                   "peak = max(VmHWM sampled every 50 ms, ru_maxrss at exit)",
@@ -563,10 +649,10 @@ async def memory_bench(
         "rating_calls": len(ratings),
         "entry_actions": played,
         "game_saved": saved,
-        "rss_after_start_mib": mib(rss_ready),
-        "rss_after_ratings_mib": mib(rss_ratings),
-        "rss_at_end_mib": mib(rss_end),
+        "phases": phases,
         "peak_rss_mib": mib(peak),
+        "ru_maxrss_at_exit_mib": mib(proc.peak_memory_kb),  # inflated, see above
+        "bare_aiogram_echo": baseline,
         "api_errors": errors[:5],
         "action_wait_p50_s": round(percentile(driver.latencies, 0.5), 3),
     }
@@ -613,6 +699,37 @@ def _plumbing(path: str) -> bool:
         path == __file__
         or path.endswith(("contextlib.py", os.path.join("bot", "db", "connection.py")))
     )
+
+
+class Hops:
+    """Counts and times the round trips to aiosqlite's worker thread (``_execute`` is
+    shadowed on ONE connection object; aiosqlite is untouched)."""
+
+    def __init__(self, db: Database) -> None:
+        self.conn = db._conn  # bench-only access to the shared connection
+        self.count = 0
+        self.seconds = 0.0
+        self._execute = self.conn._execute
+
+        async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await self._execute(fn, *args, **kwargs)
+            finally:
+                self.count += 1
+                self.seconds += time.perf_counter() - started
+
+        self.conn._execute = counted  # type: ignore[method-assign]
+
+    def stop(self) -> None:
+        del self.conn._execute  # the class's method again
+
+    async def unit_cost(self, n: int = 2000) -> float:
+        """µs of one round trip that does nothing in the thread."""
+        started = time.perf_counter()
+        for _ in range(n):
+            await self._execute(int)
+        return (time.perf_counter() - started) / n * 1e6
 
 
 class DbBlocks:
@@ -672,8 +789,9 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
         world = await stream_world(db, seed)
         async with project_bot(db) as pb:
             stream = tournament_stream(world, random.Random(seed))
-            await pb.feeder.play_all(stream, 100)  # warm
+            await pb.feeder.play_all(stream, min(100, updates))  # warm
             blocks = DbBlocks(db)
+            hops = Hops(db)
             await db._conn.set_trace_callback(  # bench-only: count SQLite statements
                 lambda sql: statements.update([sql.split(None, 1)[0].upper()])
             )
@@ -690,6 +808,8 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
             cpu = time.thread_time() - cpu
             process = time.process_time() - process
             await db._conn.set_trace_callback(None)
+            hops.stop()
+            hop_us = await hops.unit_cost()
     finally:
         await db.close()
     stats = pstats.Stats(profiler, stream=io.StringIO())
@@ -706,6 +826,9 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
         "event_loop_idle_ms_per_update": round(waiting * per, 2),
         "sql_statements_per_update": round(sum(statements.values()) / fed, 1),
         "sql_statements": dict(statements.most_common()),
+        "aiosqlite_round_trips_per_update": round(hops.count / fed, 1),
+        "aiosqlite_round_trip_ms_per_update": round(hops.seconds * per, 2),
+        "empty_round_trip_us": round(hop_us, 1),
         "db_blocks_per_update": round(sum(blocks.count.values()) / fed, 2),
         "db_block_ms_per_update": round(sum(blocks.seconds.values()) * per, 2),
         "db_blocks_by_site": [
@@ -783,7 +906,7 @@ def print_report(report: dict[str, Any]) -> None:
     if saves:
         print("\n2. Save -> recomputed standings (median of the saves; max in brackets)")
         rows = [["games", "players", "Save->standings ms", "to publisher", "recompute",
-                 "Save update ms", "recompute alone", "/game, card p50 ms", "seed s"]]
+                 "Save update ms", "recompute alone", "entry slowest, p50 ms", "seed s"]]
         for s in saves.values():
             rows.append([
                 str(s["games"]), str(s["players"]),
@@ -800,11 +923,14 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"\n3. Peak memory of `python -m bot` ({m['games']} games, {m['players']} players;"
               f" {m['rating_calls']} /rating calls, {m['entry_actions']} game-entry actions,"
               f" saved: {m['game_saved']})")
-        print(table([
-            ["RSS MiB", "after start", "after /rating", "at end", "peak"],
-            ["bot process", str(m["rss_after_start_mib"]), str(m["rss_after_ratings_mib"]),
-             str(m["rss_at_end_mib"]), str(m["peak_rss_mib"])],
-        ]))
+        rows = [["process", "phase", "RSS MiB", "peak so far MiB"]]
+        for name, v in m["phases"].items():
+            rows.append(["python -m bot", name, str(v["rss_mib"]), str(v["hwm_mib"])])
+        rows.append(["python -m bot", "peak (whole run)", "", str(m["peak_rss_mib"])])
+        echo = m["bare_aiogram_echo"]
+        rows.append(["bare aiogram echo", "started", str(echo["rss_after_start_mib"]), ""])
+        rows.append(["bare aiogram echo", "peak (whole run)", "", str(echo["peak_rss_mib"])])
+        print(table(rows))
         print(f"target < {TARGET_RSS_MIB:.0f} MiB; start-up {m['startup_s']} s; "
               f"API errors: {len(m['api_errors'])}")
     print("\nTargets")
@@ -816,8 +942,10 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"\nProfile of the per-update stream ({prof['updates']} updates, {prof['note']})")
         for key in ("wall_ms_per_update", "main_thread_cpu_ms_per_update",
                     "process_cpu_ms_per_update", "event_loop_idle_ms_per_update",
-                    "sql_statements_per_update", "db_blocks_per_update",
-                    "db_block_ms_per_update", "pydantic_build_ms_per_update"):
+                    "sql_statements_per_update", "aiosqlite_round_trips_per_update",
+                    "aiosqlite_round_trip_ms_per_update", "empty_round_trip_us",
+                    "db_blocks_per_update", "db_block_ms_per_update",
+                    "pydantic_build_ms_per_update"):
             print(f"  {key}: {prof[key]}")
         print(f"  SQL statements: {prof['sql_statements']}")
         print(f"  pydantic models built during the run: {prof['pydantic_models_built']}")
@@ -830,10 +958,15 @@ def print_report(report: dict[str, Any]) -> None:
         print("  project functions by cumulative CPU:")
         for line in prof["top_project_cumulative"]:
             print("    " + line)
+    titles = {
+        "save_to_standings": "from the Save tap to the standings, own time",
+        "save_to_standings_project": "from the Save tap to the standings, project functions",
+        "recompute": "one StandingsService.get after invalidate, own time",
+    }
     for s in (saves or {}).values():
-        if "profile_of_one_save" in s:
-            print(f"\nProfile of one Save at {s['games']} games (own time)")
-            for line in s["profile_of_one_save"]:
+        for name, lines in s.get("profiles", {}).items():
+            print(f"\nProfile at {s['games']} games: {titles.get(name, name)}")
+            for line in lines:
                 print("    " + line)
 
 
@@ -855,6 +988,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "python": platform.python_version(),
             "aiogram": aiogram.__version__,
             "platform": platform.platform(),
+            # Other processes on the machine distort every figure: look at this first.
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
         "args": {"updates": args.updates, "sizes": args.sizes, "seed": args.seed,
                  "memory_games": args.memory_games},
@@ -863,6 +998,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         work = Path(tmp)
         print(f"per-update stream: {args.updates} updates ...", flush=True)
         report["dispatcher"] = await dispatcher_bench(args.updates, args.seed, work, args.record)
+        lap(report, "dispatcher", started)
         report["save_to_standings"] = {}
         for size in args.sizes:
             print(f"Save -> standings at {size} games ...", flush=True)
@@ -872,27 +1008,37 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             result = await save_bench(size, args.seed, work, args.saves, profile_save=False)
             if profile_save and (args.profile == "always"
                                  or result["save_to_standings_ms"] >= TARGET_SAVE_MS):
-                result["profile_of_one_save"] = await _profiled_save(size, args.seed, work)
+                result["profiles"] = await _profiled_save(size, args.seed, work)
             report["save_to_standings"][str(size)] = result
+            lap(report, f"save_{size}", started)
         if args.memory_games > 0:
             print(f"peak memory of python -m bot with {args.memory_games} games ...", flush=True)
             report["memory"] = await memory_bench(
                 args.memory_games, args.seed, work, args.memory_actions
             )
+            lap(report, "memory", started)
         report["targets"] = targets(report)
         missed = any(t["met"] is False for t in report["targets"].values())
         if args.profile == "always" or (args.profile == "auto" and missed):
             print(f"profiling {args.profile_updates} updates ...", flush=True)
             report["profile"] = await profile_pass(args.profile_updates, args.seed, work)
+            lap(report, "profile", started)
     report["seconds"] = round(time.perf_counter() - started, 1)
+    report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     return report
 
 
-async def _profiled_save(size: int, seed: int, work: Path) -> list[str]:
+def lap(report: dict[str, Any], part: str, started: float) -> None:
+    """Seconds since the start when ``part`` ended (to see where a run's time goes)."""
+    report.setdefault("laps_s", {})[part] = round(time.perf_counter() - started, 1)
+
+
+async def _profiled_save(size: int, seed: int, work: Path) -> dict[str, list[str]]:
+    """A separate run (the profiler slows it): one Save up to the standings, one recompute."""
     folder = work / f"profile-save-{size}"
     folder.mkdir(exist_ok=True)
-    result = await save_bench(size, seed, folder, 1, profile_save=True)
-    return list(result.get("profile_of_one_save", []))
+    result = await save_bench(size, seed, folder, 2, profile_save=True)
+    return dict(result.get("profiles", {}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -920,7 +1066,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--updates must be at least 1")
     report = asyncio.run(run(args))
     print_report(report)
-    print(f"\nwhole run: {report['seconds']} s")
+    machine = report["machine"]
+    print(f"\nwhole run: {report['seconds']} s on {machine['cpus']} CPUs; load average "
+          f"{machine['load_average_at_start']} at the start, "
+          f"{machine['load_average_at_end']} at the end")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                              encoding="utf-8")

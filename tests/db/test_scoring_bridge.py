@@ -190,4 +190,6 @@ async def test_thousand_games_load_fast(db: Database) -> None:
     assert len(model.games) == 1000 and all(len(g.seats) == 10 for g in model.games)
     best, median = min(timings) * 1000, sorted(timings)[7] * 1000
     print(f"\nload_scoring_tournament, 1000 games: best {best:.1f} ms, median {median:.1f} ms")
-    assert best < 20, f"best of 15 took {best:.1f} ms"
+    # Typically 13-16 ms here; the bound leaves room for a loaded 2-core CI machine and
+    # still fails on a 3x regression (Save -> standings must stay under 50 ms, issue 7).
+    assert best < 40, f"best of 15 took {best:.1f} ms"

@@ -199,7 +199,9 @@ async def test_sigterm_during_a_save_lets_it_finish(
     fake.tap(w.j1.user, card.message, "💾 Save")
     await fake.wait_held(slow)
     stopping = asyncio.create_task(bot.stop())
-    await asyncio.sleep(0.5)
+    # The network answers once the bot is stopping (or is gone: then it did not wait).
+    await fake.wait_until(lambda: "waiting for 1 update(s) being handled" in bot.log_text()
+                          or stopping.done(), timeout=WAIT, what="the bot to stop")
     slow.release()
     assert await stopping == 0
     assert stored_games(db_path) == [(1, 1, "final", 10)]  # this much holds already
