@@ -980,7 +980,41 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+WHAT_IFS = ("gc-freeze", "pin-responses")
+
+
+def apply_what_ifs(names: list[str]) -> None:
+    """Experiments on THIS process, never the product: how much a remedy would win.
+
+    ``gc-freeze``: ``gc.freeze()`` after the imports, so the ~200k objects aiogram and
+    pydantic create at import are never traversed by a full collection again.
+    ``pin-responses``: keep aiogram's ``Response[...]`` models referenced, so pydantic's
+    weak cache of parametrized generics doesn't let the GC drop and rebuild them.
+    """
+    if "pin-responses" in names:
+        from aiogram.methods.base import Response
+        from aiogram.types import Message as Msg
+
+        _PINNED.extend([Response[Msg], Response[bool], Response[list[Msg]],
+                        Response[Msg | bool]])
+    if "gc-freeze" in names:
+        gc.collect()
+        gc.freeze()
+
+
+_PINNED: list[Any] = []
+
+
+def parse_what_ifs(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in WHAT_IFS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown what-if {unknown}; known: {WHAT_IFS}")
+    return names
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    apply_what_ifs(args.what_if)
     started = time.perf_counter()
     report: dict[str, Any] = {
         "machine": {
@@ -992,7 +1026,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
         "args": {"updates": args.updates, "sizes": args.sizes, "seed": args.seed,
-                 "memory_games": args.memory_games},
+                 "memory_games": args.memory_games, "what_if": args.what_if},
     }
     with tempfile.TemporaryDirectory(prefix="bot-bench-") as tmp:
         work = Path(tmp)
@@ -1059,6 +1093,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto",
                         help="profile when a target is missed (auto), always or never")
     parser.add_argument("--profile-updates", type=int, default=600)
+    parser.add_argument("--what-if", type=parse_what_ifs, default=[],
+                        help="experiments on the bench process (not the product): "
+                             "gc-freeze, pin-responses (comma-separated)")
     parser.add_argument("--record", type=Path,
                         help="write the project's update stream as JSON lines here")
     args = parser.parse_args(argv)
