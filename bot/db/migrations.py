@@ -240,7 +240,69 @@ CREATE TABLE fsm (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[Step, ...] = (_V1_DOMAIN, _V2_RUNTIME)
+# Issue 7: what the group chat must still be told survives a crash (the outbox, written
+# in the same transaction as the change it announces), and change counters that
+# triggers keep, so caches (standings, rosters) reload only what changed.
+_V3_OUTBOX_AND_VERSIONS = """
+CREATE TABLE outbox (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    -- result: a saved game's result line (game_id; rendered when posted);
+    -- note: a ready text; standings: the standings message must be brought up to date
+    kind          TEXT    NOT NULL CHECK (kind IN ('result', 'note', 'standings')),
+    game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+    text          TEXT,
+    created_at    INTEGER NOT NULL,
+    CHECK ((kind = 'result') = (game_id IS NOT NULL)),
+    CHECK ((kind = 'note') = (text IS NOT NULL))
+);
+CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
+
+-- Rounds whose standings picture was posted: never posted twice, restarts included.
+CREATE TABLE round_pictures (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    round         INTEGER NOT NULL,
+    posted_at     INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, round)
+) WITHOUT ROWID;
+
+-- Bumped by triggers on every change of a game or its seats, whoever writes them.
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER games_version AFTER UPDATE ON games WHEN NEW.version = OLD.version
+BEGIN
+    UPDATE games SET version = OLD.version + 1 WHERE id = NEW.id;
+END;
+CREATE TRIGGER game_seats_version_insert AFTER INSERT ON game_seats
+BEGIN
+    UPDATE games SET version = version + 1 WHERE id = NEW.game_id;
+END;
+CREATE TRIGGER game_seats_version_update AFTER UPDATE ON game_seats
+BEGIN
+    UPDATE games SET version = version + 1 WHERE id = NEW.game_id;
+END;
+CREATE TRIGGER game_seats_version_delete AFTER DELETE ON game_seats
+BEGIN
+    UPDATE games SET version = version + 1 WHERE id = OLD.game_id;
+END;
+
+-- Bumped on every change of the tournament's players (nicknames, statuses, accounts).
+ALTER TABLE tournaments ADD COLUMN roster_version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER players_version_insert AFTER INSERT ON players
+BEGIN
+    UPDATE tournaments SET roster_version = roster_version + 1 WHERE id = NEW.tournament_id;
+END;
+CREATE TRIGGER players_version_update AFTER UPDATE ON players
+BEGIN
+    UPDATE tournaments SET roster_version = roster_version + 1
+    WHERE id IN (OLD.tournament_id, NEW.tournament_id);
+END;
+CREATE TRIGGER players_version_delete AFTER DELETE ON players
+BEGIN
+    UPDATE tournaments SET roster_version = roster_version + 1 WHERE id = OLD.tournament_id;
+END;
+"""
+
+MIGRATIONS: tuple[Step, ...] = (_V1_DOMAIN, _V2_RUNTIME, _V3_OUTBOX_AND_VERSIONS)
 LATEST = len(MIGRATIONS)
 
 

@@ -8,6 +8,8 @@ import pytest
 
 from bot.db import LATEST, MIGRATIONS, Database, DatabaseTooNew
 from bot.db.migrations import split_statements
+from bot.db.tournaments import TournamentRow
+from scoring.model import Result
 
 TABLES = {
     "tournaments",
@@ -23,6 +25,8 @@ TABLES = {
     "audit_log",
     "processed_updates",
     "fsm",
+    "outbox",
+    "round_pictures",
 }
 
 
@@ -145,3 +149,41 @@ def test_split_statements_keeps_semicolons_in_strings_and_triggers() -> None:
     assert statements[1].endswith("END;")
     with pytest.raises(ValueError, match="incomplete"):
         split_statements("CREATE TABLE t (x TEXT DEFAULT 'open")
+
+
+async def test_v3_change_counters_follow_every_write(
+    db: Database, tournament: TournamentRow, players: list[int]
+) -> None:
+    """Caches reload a game when its ``version`` moved and a roster when the tournament's
+    ``roster_version`` did: triggers keep both, whichever code writes."""
+    from bot.db.games import save_game, update_game
+    from bot.db.players import add_player
+    from tests.db.helpers import ENDED, JUDGE, make_draft
+
+    async def versions(game_id: int) -> tuple[int, int]:
+        row = await db.fetchone(
+            "SELECT g.version, t.roster_version FROM games g JOIN tournaments t"
+            " ON t.id = g.tournament_id WHERE g.id = ?",
+            (game_id,),
+        )
+        assert row is not None
+        return row[0], row[1]
+
+    async with db.transaction() as conn:
+        game_id = await save_game(conn, tournament.id, make_draft(players), JUDGE, ENDED)
+    saved, roster = await versions(game_id)
+    assert saved > 0 and roster == 12  # twelve players added by the fixture
+
+    await db.execute("UPDATE game_seats SET judge_extra = 30 WHERE game_id = ? AND seat = 1",
+                     (game_id,))
+    assert (await versions(game_id))[0] == saved + 1
+    await db.execute("UPDATE games SET best_move_hint = 1 WHERE id = ?", (game_id,))
+    assert (await versions(game_id))[0] == saved + 2  # once: the trigger doesn't recurse
+    async with db.transaction() as conn:
+        await update_game(conn, game_id, make_draft(players, result=Result.BLACK))
+    assert (await versions(game_id))[0] > saved + 2
+
+    async with db.transaction() as conn:
+        await add_player(conn, tournament.id, "Newcomer")
+    await db.execute("UPDATE players SET status = 'confirmed' WHERE nickname = 'Newcomer'")
+    assert (await versions(game_id))[1] == roster + 2
