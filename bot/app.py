@@ -13,6 +13,7 @@ from aiogram.fsm.storage.base import DefaultKeyBuilder
 from aiogram.fsm.storage.memory import SimpleEventIsolation
 
 import handlers
+from bot.api_retry import ApiRetry
 from bot.config import Settings
 from bot.db.connection import Database
 from bot.flood import FloodControl, MigrateCallback
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 def create_bot(token: str, api_url: str = "", *, on_migrate: MigrateCallback | None = None) -> Bot:
     session = AiohttpSession(api=TelegramAPIServer.from_base(api_url)) if api_url else None
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    # Outermost: 5xx and network errors are tried again (each retry queues anew below).
+    bot.session.middleware(ApiRetry())
     # Every outgoing call passes the flood limits (issue 6); it queues, never drops.
     # A group upgraded to a supergroup: its tournaments follow (Publisher.chat_migrated).
     bot.session.middleware(FloodControl(on_migrate=on_migrate))
@@ -56,9 +59,14 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     i18n = create_i18n(settings.locales_path)
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
     dp["publisher"] = publisher
-    # Debounced standings still waiting are published before the bot stops.
+    # What a previous run left in the outbox goes out once polling starts...
+    dp.startup.register(publisher.resume)
+    # ...and debounced standings still waiting are published before the bot stops.
     dp.shutdown.register(publisher.close)
-    dp.update.outer_middleware(DedupMiddleware(db))
+    dedup = DedupMiddleware(db)
+    dp.update.outer_middleware(dedup)
+    # Last: the records of handled updates are written before the database closes.
+    dp.shutdown.register(dedup.drain)
     dp.update.outer_middleware(UsersMiddleware())
     UserLocaleMiddleware(i18n).setup(dp)
     # Registered after i18n, so its refusals are translated.

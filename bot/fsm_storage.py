@@ -3,13 +3,20 @@
 One ``fsm`` row per storage key holds both the state and the JSON data; the two are
 independent (clearing the state keeps the data and vice versa), and a row with
 neither is deleted.
+
+Every update reads its state (aiogram's FSM middleware) and most handlers read the
+data, so rows are kept in memory once read: this process is the database's only
+writer, and each write goes to the database (one statement, one round trip) before it
+returns, so what is cached is what is stored. The data is cached as JSON text and
+decoded for each reader: every caller gets its own copy to change.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from aiogram.exceptions import DataNotDictLikeError
 from aiogram.fsm.state import State
@@ -21,16 +28,28 @@ from aiogram.fsm.storage.base import (
     StorageKey,
 )
 
-from bot.db.connection import Conn, Database, fetch_one, run
+from bot.db.connection import Database, fetch_one
 from bot.db.timeutil import ts_or_now
 
 _JsonLoads = Callable[[str], Any]
 _JsonDumps = Callable[[Any], str]
 
+EMPTY = "{}"
+# Conversations in memory at most (the least recently used are read again on demand).
+CACHE_SIZE = 10_000
+
 
 def _dumps(data: Any) -> str:
     # Compact and key-sorted: cheap rows, stable text for equal data.
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+class _Row(NamedTuple):
+    state: str | None
+    data: str  # JSON text
+
+
+_NO_ROW = _Row(None, EMPTY)
 
 
 class SQLiteStorage(BaseStorage):
@@ -40,79 +59,105 @@ class SQLiteStorage(BaseStorage):
         key_builder: KeyBuilder | None = None,
         json_loads: _JsonLoads = json.loads,
         json_dumps: _JsonDumps = _dumps,
+        cache_size: int = CACHE_SIZE,
     ) -> None:
         self.db = db
         # with_destiny: scenes and custom FSMContext destinies get their own rows.
         self.key_builder = key_builder or DefaultKeyBuilder(with_destiny=True)
         self.json_loads = json_loads
         self.json_dumps = json_dumps
+        self._cache: OrderedDict[str, _Row] = OrderedDict()
+        self._cache_size = cache_size
 
     def _key(self, key: StorageKey) -> str:
         return self.key_builder.build(key)
 
     async def set_state(self, key: StorageKey, state: StateType = None) -> None:
         value = state.state if isinstance(state, State) else state
-        async with self.db.transaction() as conn:
-            await run(
-                conn,
-                "INSERT INTO fsm (key, state, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (key) DO UPDATE SET state = excluded.state,"
-                " updated_at = excluded.updated_at",
-                (self._key(key), value, ts_or_now(None)),
-            )
-            await _drop_if_empty(conn, self._key(key))
+        storage_key = self._key(key)
+        row = await self._row(storage_key)
+        await self._write(storage_key, _Row(value, row.data))
 
     async def get_state(self, key: StorageKey) -> str | None:
-        async with self.db.read() as conn:
-            row = await fetch_one(conn, "SELECT state FROM fsm WHERE key = ?", (self._key(key),))
-        return None if row is None else cast(str | None, row[0])
+        return (await self._row(self._key(key))).state
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
         if not isinstance(data, dict):
             msg = f"Data must be a dict or dict-like object, got {type(data).__name__}"
             raise DataNotDictLikeError(msg)
-        text = self.json_dumps(data)  # before the lock: a TypeError leaves the row as it was
-        async with self.db.transaction() as conn:
-            await self._write_data(conn, self._key(key), text)
+        text = self.json_dumps(data)  # first: a TypeError leaves the row as it was
+        storage_key = self._key(key)
+        row = await self._row(storage_key)
+        await self._write(storage_key, _Row(row.state, text))
 
     async def get_data(self, key: StorageKey) -> dict[str, Any]:
-        async with self.db.read() as conn:
-            return await self._read_data(conn, self._key(key))
+        return self._decode((await self._row(self._key(key))).data)
 
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
-        # One transaction, unlike BaseStorage's get-then-set: no lost update between two
-        # concurrent updates of the same key.
         storage_key = self._key(key)
-        async with self.db.transaction() as conn:
-            current = await self._read_data(conn, storage_key)
-            current.update(data)
-            await self._write_data(conn, storage_key, self.json_dumps(current))
+        row = await self._row(storage_key)
+        # From the read to the new cached row there is no await: two updates of one key
+        # can't lose each other's changes.
+        current = self._decode(row.data)
+        current.update(data)
+        await self._write(storage_key, _Row(row.state, self.json_dumps(current)))
+        return current.copy()
+
+    async def set_state_and_update_data(
+        self, key: StorageKey, state: StateType, data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """``set_state`` and ``update_data`` together: one write (a card's every tap)."""
+        value = state.state if isinstance(state, State) else state
+        storage_key = self._key(key)
+        row = await self._row(storage_key)
+        current = self._decode(row.data)
+        current.update(data)
+        await self._write(storage_key, _Row(value, self.json_dumps(current)))
         return current.copy()
 
     async def close(self) -> None:
         # The Database is shared with the rest of the bot; the app closes it.
-        pass
+        self._cache.clear()
 
-    async def _read_data(self, conn: Conn, storage_key: str) -> dict[str, Any]:
-        row = await fetch_one(conn, "SELECT data FROM fsm WHERE key = ?", (storage_key,))
+    def _decode(self, text: str) -> dict[str, Any]:
+        return {} if text == EMPTY else cast(dict[str, Any], self.json_loads(text))
+
+    async def _row(self, storage_key: str) -> _Row:
+        row = self._cache.get(storage_key)
+        if row is not None:
+            self._cache.move_to_end(storage_key)
+            return row
+        async with self.db.read() as conn:
+            found = await fetch_one(
+                conn, "SELECT state, data FROM fsm WHERE key = ?", (storage_key,)
+            )
+        # A write that landed while we read wins over what we read.
+        row = self._cache.get(storage_key)
         if row is None:
-            return {}
-        return cast(dict[str, Any], self.json_loads(row[0]))
+            row = _NO_ROW if found is None else _Row(found[0], found[1])
+            self._remember(storage_key, row)
+        return row
 
-    async def _write_data(self, conn: Conn, storage_key: str, text: str) -> None:
-        await run(
-            conn,
-            "INSERT INTO fsm (key, data, updated_at) VALUES (?, ?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET data = excluded.data,"
-            " updated_at = excluded.updated_at",
-            (storage_key, text, ts_or_now(None)),
-        )
-        await _drop_if_empty(conn, storage_key)
+    async def _write(self, storage_key: str, row: _Row) -> None:
+        # The cache first, so that a reader during the round trip sees the new row.
+        self._remember(storage_key, row)
+        try:
+            if row.state is None and row.data == EMPTY:
+                await self.db.write("DELETE FROM fsm WHERE key = ?", (storage_key,))
+            else:
+                await self.db.write(
+                    "INSERT INTO fsm (key, state, data, updated_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (key) DO UPDATE SET state = excluded.state,"
+                    " data = excluded.data, updated_at = excluded.updated_at",
+                    (storage_key, row.state, row.data, ts_or_now(None)),
+                )
+        except BaseException:
+            # Not stored: read the row again next time rather than trust the cache.
+            self._cache.pop(storage_key, None)
+            raise
 
-
-async def _drop_if_empty(conn: Conn, storage_key: str) -> None:
-    await run(
-        conn,
-        "DELETE FROM fsm WHERE key = ? AND state IS NULL AND data = '{}'",
-        (storage_key,),
-    )
+    def _remember(self, storage_key: str, row: _Row) -> None:
+        self._cache[storage_key] = row
+        self._cache.move_to_end(storage_key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiogram import Bot
 from aiogram.exceptions import (
@@ -48,9 +48,9 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
-from bot.db import players, staff, tournaments, users
+from bot.db import outbox, players, staff, tournaments, users
 from bot.db.audit import audit
-from bot.db.connection import Database
+from bot.db.connection import Conn, Database
 from bot.db.tournaments import TournamentRow
 from bot.i18n import DEFAULT_LOCALE, create_i18n
 from bot.rating_format import place_labels, points, standings_table, utf16_len
@@ -66,8 +66,9 @@ T = TypeVar("T")
 MESSAGE_LIMIT = 4096  # characters per Telegram message
 CAPTION_LIMIT = 1024
 LIVE_ROWS = 50  # rows of the live standings message; the rest: /rating all
-MAX_QUEUED_RESULTS = 200  # kept while the bot can't post (removed from the group)
 SHUTDOWN_TIMEOUT = 30.0
+RETRY_AFTER = 15.0  # seconds before posting again what Telegram refused, doubling...
+MAX_RETRY_AFTER = 600.0  # ...up to this
 _LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
 
@@ -216,14 +217,13 @@ def completed_round(
 
 @dataclass(eq=False)
 class _Pending:
-    """One tournament's changes waiting to be published."""
+    """When one tournament's outbox is published next (the rows themselves are in the
+    database)."""
 
     bot: Bot | None = None
-    results: list[str] = field(default_factory=list)
-    saved_games: list[int] = field(default_factory=list)
-    standings: bool = False
     version: int = 0  # changes requested
     done: int = 0  # changes published (or given up until the next change)
+    failures: int = 0  # publications in a row that left rows behind
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -231,6 +231,10 @@ class _Pending:
 
 class Publisher:
     """The tournament chat's news and live standings.
+
+    A change is recorded with ``enqueue(conn, ...)`` inside the transaction that makes
+    it, and announced with ``publish(bot, tournament_id)`` after the commit; the
+    ``game_saved``... helpers do both for callers without a transaction of their own.
 
     :param debounce: seconds a change waits for others of the same tournament
         (``Settings.standings_debounce``); 0 publishes at once, in the caller's task.
@@ -244,52 +248,83 @@ class Publisher:
         *,
         debounce: float = 0.0,
         i18n: I18n | None = None,
+        retry_after: float = RETRY_AFTER,
     ) -> None:
         self._db = db
         self._standings = standings
         self._debounce = debounce
         self._i18n = i18n
+        self._retry_after = retry_after
         self._pending: dict[int, _Pending] = {}
-        self._pictured: set[tuple[int, int]] = set()  # (tournament, round) pictures posted
         self._closing = False
 
     # -- what handlers call ---------------------------------------------------------
 
+    @staticmethod
+    async def enqueue(
+        conn: Conn,
+        tournament_id: int,
+        *,
+        result: str | None = None,
+        game_id: int | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Record, in the caller's transaction, what the chat must be told: a saved
+        game's result line (``result`` with ``game_id``; the standings follow it), a
+        ``note``, or (neither given) that the standings must be brought up to date."""
+        if result is not None:
+            if game_id is None:
+                raise ValueError("a result line needs its game")
+            await outbox.add(conn, tournament_id, outbox.RESULT, text=result, game_id=game_id)
+        if note is not None:
+            await outbox.add(conn, tournament_id, outbox.NOTE, text=note)
+        if result is None and note is None:
+            await outbox.add(conn, tournament_id, outbox.STANDINGS)
+
+    async def publish(self, bot: Bot, tournament_id: int, *, now: bool = False) -> None:
+        """After the commit: the standings are recomputed and what waits in the outbox
+        goes out, after the debounce unless ``now``."""
+        self._standings.invalidate(tournament_id)
+        pending = self._pending_for(tournament_id)
+        pending.bot = bot
+        pending.version += 1
+        mine = pending.version
+        if (self._debounce > 0 and not self._closing and not now) or self._db_locked_here():
+            self._schedule(tournament_id, pending)
+            if now:
+                pending.wake.set()
+            return
+        await asyncio.sleep(0)  # changes made at the same moment join this publication
+        async with pending.lock:
+            if pending.done < mine:
+                await self._flush(tournament_id, pending)
+        self._follow_up(tournament_id, pending)
+
     async def game_saved(self, bot: Bot, tournament_id: int, game_id: int, summary: str) -> None:
         """A new game was saved; ``summary`` is its short result line for the chat."""
-        await self._changed(bot, tournament_id, result=summary, game_id=game_id)
+        await self._enqueue_and_publish(bot, tournament_id, result=summary, game_id=game_id)
 
     async def game_corrected(self, bot: Bot, tournament_id: int, game_id: int) -> None:
-        await self._changed(bot, tournament_id)
+        await self._enqueue_and_publish(bot, tournament_id)
 
     async def game_annulled(self, bot: Bot, tournament_id: int, game_id: int) -> None:
-        await self._changed(bot, tournament_id)
+        await self._enqueue_and_publish(bot, tournament_id)
 
     async def standings_changed(self, bot: Bot, tournament_id: int) -> None:
         """Anything that changes points or order (protest decision, lot, approval)."""
-        await self._changed(bot, tournament_id)
+        await self._enqueue_and_publish(bot, tournament_id)
 
     async def announce(self, bot: Bot, tournament_id: int, text: str) -> None:
-        """A one-line note to the tournament chat (already translated, HTML-escaped).
+        """A one-line note to the tournament chat (already translated, HTML-escaped),
+        sent at once; if it can't be, it waits in the outbox like the results."""
+        await self._enqueue_and_publish(bot, tournament_id, note=text, now=True)
 
-        Sent at once; if it can't be, it waits with the results for the next change.
-        """
-        tournament = await self._tournament(tournament_id)
-        if tournament is None or tournament.chat_id is None:
-            return
-        if tournament.bot_removed:
-            self._queue_result(bot, tournament_id, text)
-            return
-        chat_id = tournament.chat_id
-        try:
-            for chunk in split_lines([text]):
-                await self._send_text(bot, chat_id, "\n".join(chunk))
-        except TelegramForbiddenError:
-            self._queue_result(bot, tournament_id, text)
-            await self.bot_removed(bot, chat_id)
-        except TelegramAPIError as error:
-            log.warning("announcement to tournament %s not sent (%s); queued", tournament_id, error)
-            self._queue_result(bot, tournament_id, text)
+    async def _enqueue_and_publish(
+        self, bot: Bot, tournament_id: int, *, now: bool = False, **what: Any
+    ) -> None:
+        async with self._db.transaction() as conn:
+            await self.enqueue(conn, tournament_id, **what)
+        await self.publish(bot, tournament_id, now=now)
 
     async def send_standings_image(
         self, bot: Bot, tournament_id: int, chat_id: int, *, caption: str | None = None
@@ -401,6 +436,17 @@ class Publisher:
 
     # -- lifecycle --------------------------------------------------------------------
 
+    async def resume(self, bot: Bot) -> None:
+        """What a previous run left in the outbox goes out (the dispatcher's start-up)."""
+        async with self._db.read() as conn:
+            waiting = await outbox.tournaments_waiting(conn)
+        for tournament_id in waiting:
+            log.info("tournament %s: posting what waited in the outbox", tournament_id)
+            pending = self._pending_for(tournament_id)
+            pending.bot = bot
+            pending.version += 1
+            self._schedule(tournament_id, pending)
+
     async def close(self) -> None:
         """Publish everything still waiting (the dispatcher's shutdown hook)."""
         self._closing = True
@@ -427,53 +473,25 @@ class Publisher:
             pending = self._pending[tournament_id] = _Pending()
         return pending
 
-    def _queue_result(self, bot: Bot, tournament_id: int, text: str) -> None:
-        pending = self._pending_for(tournament_id)
-        pending.bot = bot
-        pending.results.append(text)
-        del pending.results[:-MAX_QUEUED_RESULTS]
-
     def _db_locked_here(self) -> bool:
         # A caller inside db.transaction() must not wait for a flush that needs the
         # database: it would wait for itself. Such a change is published afterwards.
         holds = getattr(self._db, "_holds_lock", None)
         return bool(holds()) if callable(holds) else False
 
-    async def _changed(
-        self, bot: Bot, tournament_id: int, *, result: str | None = None,
-        game_id: int | None = None,
-    ) -> None:
-        self._standings.invalidate(tournament_id)
-        pending = self._pending_for(tournament_id)
-        pending.bot = bot
-        if result:
-            pending.results.append(result)
-            del pending.results[:-MAX_QUEUED_RESULTS]
-        if game_id is not None:
-            pending.saved_games.append(game_id)
-        pending.standings = True
-        pending.version += 1
-        mine = pending.version
-        if (self._debounce > 0 and not self._closing) or self._db_locked_here():
-            self._schedule(tournament_id, pending)
-            return
-        await asyncio.sleep(0)  # changes made at the same moment join this publication
-        async with pending.lock:
-            if pending.done < mine:
-                await self._flush(tournament_id, pending)
-
-    def _schedule(self, tournament_id: int, pending: _Pending) -> None:
+    def _schedule(self, tournament_id: int, pending: _Pending, delay: float | None = None) -> None:
         if pending.task is None:
             pending.wake.clear()
             pending.task = asyncio.create_task(
-                self._run(tournament_id, pending), name=f"publish-tournament-{tournament_id}"
+                self._run(tournament_id, pending, self._debounce if delay is None else delay),
+                name=f"publish-tournament-{tournament_id}",
             )
 
-    async def _run(self, tournament_id: int, pending: _Pending) -> None:
+    async def _run(self, tournament_id: int, pending: _Pending, delay: float) -> None:
         try:
-            if self._debounce > 0 and not self._closing:
+            if delay > 0 and not self._closing:
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(pending.wake.wait(), self._debounce)
+                    await asyncio.wait_for(pending.wake.wait(), delay)
             async with pending.lock:
                 if pending.done < pending.version:
                     await self._flush(tournament_id, pending)
@@ -481,8 +499,19 @@ class Publisher:
             log.exception("publishing for tournament %s failed", tournament_id)
         finally:
             pending.task = None
-            if pending.done < pending.version and not self._closing:
-                self._schedule(tournament_id, pending)  # changes made while publishing
+            self._follow_up(tournament_id, pending)
+
+    def _follow_up(self, tournament_id: int, pending: _Pending) -> None:
+        if self._closing or pending.task is not None:
+            return
+        if pending.done < pending.version:
+            self._schedule(tournament_id, pending)  # changes made while publishing
+        elif pending.failures:
+            # Rows are left (Telegram refused, the network is down): try again later,
+            # waiting longer each time, even if no new change comes.
+            backoff = min(self._retry_after * 2 ** (pending.failures - 1), MAX_RETRY_AFTER)
+            pending.version += 1
+            self._schedule(tournament_id, pending, delay=backoff)
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -512,53 +541,54 @@ class Publisher:
             return await tournaments.get_tournament(conn, tournament_id)
 
     async def _flush(self, tournament_id: int, pending: _Pending) -> None:
-        """Publish what ``pending`` holds; what fails goes back for the next change."""
+        """Publish the tournament's outbox; what fails stays there for the next try."""
         target = pending.version
-        results, pending.results = pending.results, []
-        saved, pending.saved_games = pending.saved_games, []
-        standings, pending.standings = pending.standings, False
         bot = pending.bot
-        left: tuple[list[str], list[int], bool] = (results, saved, standings)
+        left = True
         try:
             if bot is not None:
                 with self._language(None):
-                    left = await self._publish(bot, tournament_id, results, saved, standings)
+                    left = await self._publish(bot, tournament_id)
         except Exception:
-            log.exception("publishing for tournament %s failed; retried with the next change",
-                          tournament_id)
+            log.exception("publishing for tournament %s failed; retried later", tournament_id)
         finally:
-            results, saved, standings = left
-            pending.results[:0] = results
-            del pending.results[:-MAX_QUEUED_RESULTS]
-            pending.saved_games[:0] = saved
-            pending.standings = pending.standings or standings
             pending.done = max(pending.done, target)
+            pending.failures = pending.failures + 1 if left else 0
 
-    async def _publish(
-        self, bot: Bot, tournament_id: int, results: list[str], saved: list[int], standings: bool
-    ) -> tuple[list[str], list[int], bool]:
-        """Post results, update the standings, post a round's picture; return what is left."""
-        tournament = await self._tournament(tournament_id)
+    async def _publish(self, bot: Bot, tournament_id: int) -> bool:
+        """Post the results and notes, update the standings, post a round's picture;
+        return whether rows are left that should be retried."""
+        async with self._db.read() as conn:
+            rows = await outbox.pending(conn, tournament_id)
+            tournament = await tournaments.get_tournament(conn, tournament_id)
+        if not rows:
+            return False
         if tournament is None or tournament.chat_id is None:
-            return [], [], False  # no group to post to
+            await self._forget(rows)  # no group to post to
+            return False
         if tournament.bot_removed:
-            return results, saved, standings  # kept until the bot is back
+            return False  # kept until the bot is back (bot_returned publishes them)
         chat_id = tournament.chat_id
         try:
-            if results:
-                await self._post_results(bot, chat_id, results)  # empties ``results``
-            if standings:
+            await self._post_lines(bot, chat_id, [r for r in rows if r.text])
+            if any(r.kind != outbox.NOTE for r in rows):  # a note alone changes no points
                 await self._update_standings(bot, tournament)
-                standings = False
+            saved = [r.game_id for r in rows if r.game_id is not None]
             if saved:
                 await self._round_picture(bot, tournament, saved)
-                saved = []
         except TelegramForbiddenError:
             await self.bot_removed(bot, chat_id)
+            return False
         except TelegramAPIError as error:
-            log.warning("tournament %s: posting to chat %s failed (%s); retried with the "
-                        "next change", tournament_id, chat_id, error)
-        return results, saved, standings
+            log.warning("tournament %s: posting to chat %s failed (%s); retried later",
+                        tournament_id, chat_id, error)
+            return True
+        await self._forget(rows)
+        return False
+
+    async def _forget(self, rows: Sequence[outbox.OutboxRow]) -> None:
+        async with self._db.transaction() as conn:
+            await outbox.remove(conn, (r.id for r in rows))
 
     async def _call(self, chat_id: int, send: Callable[[int], Awaitable[T]]) -> T:
         """``send(chat_id)``, following a group's upgrade to a supergroup. (With
@@ -569,10 +599,18 @@ class Publisher:
             await self.chat_migrated(chat_id, error.migrate_to_chat_id)
             return await send(error.migrate_to_chat_id)
 
-    async def _post_results(self, bot: Bot, chat_id: int, results: list[str]) -> None:
-        for chunk in split_lines(list(results)):
+    async def _post_lines(
+        self, bot: Bot, chat_id: int, rows: Sequence[outbox.OutboxRow]
+    ) -> None:
+        """Results and notes in as few messages as fit; each message's rows are marked
+        posted as soon as it went out."""
+        lines = [r.text or "" for r in rows]
+        done = 0
+        for chunk in split_lines(lines):
             await self._send_text(bot, chat_id, "\n".join(chunk))
-            del results[: len(chunk)]
+            async with self._db.transaction() as conn:
+                await outbox.texts_posted(conn, (r.id for r in rows[done : done + len(chunk)]))
+            done += len(chunk)
 
     async def _send_text(self, bot: Bot, chat_id: int, text: str) -> Message:
         return await self._call(chat_id, lambda c: bot.send_message(c, text))
@@ -617,17 +655,20 @@ class Publisher:
 
     async def _round_picture(self, bot: Bot, tournament: TournamentRow, saved: list[int]) -> None:
         async with self._db.read() as conn:
-            counted = await games_repo.list_games(conn, tournament.id)
-            confirmed = await players.list_players(conn, tournament.id, status="confirmed")
-        tables: dict[int, set[int]] = {}
+            tables = await games_repo.tables_by_round(conn, tournament.id)
+            confirmed = await players.count_players(conn, tournament.id, status="confirmed")
+            pictured = await outbox.pictured_rounds(conn, tournament.id)
+        by_round: dict[int, set[int]] = {}
         first_games: dict[int, int] = {}
-        for game in counted:
-            tables.setdefault(game.round, set()).add(game.table_no)
-            first_games[game.round] = min(first_games.get(game.round, game.id), game.id)
         saved_set = set(saved)
-        saved_rounds = {g.round for g in counted if g.id in saved_set}
-        round_no = completed_round(tables, first_games, saved_set, saved_rounds, len(confirmed))
-        if round_no is None or (tournament.id, round_no) in self._pictured:
+        saved_rounds: set[int] = set()
+        for game_id, round_no, table_no in tables:
+            by_round.setdefault(round_no, set()).add(table_no)
+            first_games[round_no] = min(first_games.get(round_no, game_id), game_id)
+            if game_id in saved_set:
+                saved_rounds.add(round_no)
+        round_no = completed_round(by_round, first_games, saved_set, saved_rounds, confirmed)
+        if round_no is None or round_no in pictured:
             return
         images, _caption = await self._images(tournament)
         caption = _("{title}: standings after round {round}").format(
@@ -637,7 +678,8 @@ class Publisher:
         await self._call(
             tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
         )
-        self._pictured.add((tournament.id, round_no))
+        async with self._db.transaction() as conn:
+            await outbox.mark_pictured(conn, tournament.id, round_no)
 
     async def _images(self, tournament: TournamentRow) -> tuple[list[bytes], str]:
         from bot.standings_image import render_standings  # Pillow only when drawing

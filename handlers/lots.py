@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiogram import Bot, Router
 from aiogram.filters import Command
@@ -180,6 +180,7 @@ async def lot_draw(
     by_id = {pid: name for name, pid in ids.items()}
     order = [ids[n] for n in names]
     secrets.SystemRandom().shuffle(order)
+    first = int(label.split("–")[0])
     async with db.transaction() as conn:
         if await lots_db.get_lot(conn, tid, order) is not None:
             lot = None  # drawn by another tap meanwhile: keep that one
@@ -198,12 +199,17 @@ async def lot_draw(
                     "drawn_at": lot.drawn_at,
                 },
             )
+            with i18n.use_locale(DEFAULT_LOCALE):  # the chat reads the bot's language
+                note = _(
+                    "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
+                ).format(places=label, order=_drawn(first, lot.order, by_id))
+            await publisher.enqueue(conn, tid, note=note)
+            await publisher.enqueue(conn, tid)  # the order changes
     if lot is None:
         await callback.answer(_("The lot for this group was drawn already and is kept (D12)."))
         return
     await callback.answer()
-    first = int(label.split("–")[0])
-    drawn_order = ", ".join(f"{first + n}. {esc(by_id[pid])}" for n, pid in enumerate(lot.order))
+    drawn_order = _drawn(first, lot.order, by_id)
 
     if isinstance(callback.message, Message):
         await callback.message.answer(
@@ -211,9 +217,8 @@ async def lot_draw(
                 places=label, order=drawn_order
             )
         )
-    with i18n.use_locale(DEFAULT_LOCALE):
-        note = _("🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}.").format(
-            places=label, order=drawn_order
-        )
-    await publisher.announce(bot, tid, note)
-    await publisher.standings_changed(bot, tid)
+    await publisher.publish(bot, tid, now=True)
+
+
+def _drawn(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> str:
+    return ", ".join(f"{first + n}. {esc(by_id[pid])}" for n, pid in enumerate(order))

@@ -446,6 +446,8 @@ async def _file(game_id: int, source: Source, user: User, state: FSMContext, dep
             tournament = await tournaments_db.require_tournament(conn, game.tournament_id)
             chiefs = await staff_db.list_staff(conn, game.tournament_id, role="chief")
             profiles = await users_db.get_users(conn, [c.user_id for c in chiefs])
+            # The game is pending now: the standings mark it.
+            await deps.publisher.enqueue(conn, game.tournament_id)
     except _AlreadyFiled as filed:
         refusal = already_text(game, filed.protest)
     except NotSeated:
@@ -484,8 +486,7 @@ async def _file(game_id: int, source: Source, user: User, state: FSMContext, dep
             await bot.send_message(chief.user_id, text, reply_markup=keyboard)
         except TelegramAPIError as error:  # he never started the bot: /protests lists it
             log.info("protest %s: chief %s not reached: %s", protest.id, chief.user_id, error)
-    # The game is pending now: the standings mark it.
-    await deps.publisher.standings_changed(bot, game.tournament_id)
+    await deps.publisher.publish(bot, game.tournament_id)
 
 
 # ------------------------------------------------------------------ the chief judge
@@ -635,6 +636,18 @@ async def decision_text(
                 at=message.date,
             )
             player_user = await users_db.get_user(conn, decided.user_id)
+            with i18n.use_locale(DEFAULT_LOCALE):
+                if upheld:
+                    note = _(
+                        "⚖️ Protest #{id} against {game} was upheld by the chief judge (8.8.4)."
+                    )
+                else:
+                    note = _(
+                        "⚖️ Protest #{id} against {game} was rejected by the chief judge (8.8.4)."
+                    )
+                note = note.format(id=decided.id, game=game_name(game))
+            await publisher.enqueue(conn, game.tournament_id, note=note)
+            await publisher.enqueue(conn, game.tournament_id)  # no longer pending
     except AlreadyDecided as error:
         refusal = decided_text(error.row)
     except PermissionError:
@@ -693,14 +706,7 @@ async def decision_text(
         await bot.send_message(decided.user_id, told)
     except TelegramAPIError as error:
         log.info("protest %s: player %s not reached: %s", decided.id, decided.user_id, error)
-    with i18n.use_locale(DEFAULT_LOCALE):
-        if upheld:
-            note = _("⚖️ Protest #{id} against {game} was upheld by the chief judge (8.8.4).")
-        else:
-            note = _("⚖️ Protest #{id} against {game} was rejected by the chief judge (8.8.4).")
-        note = note.format(id=decided.id, game=game_name(game))
-    await publisher.announce(bot, game.tournament_id, note)
-    await publisher.standings_changed(bot, game.tournament_id)
+    await publisher.publish(bot, game.tournament_id, now=True)
 
 
 @router.message(ProtestDecision.text, ~F.text.startswith("/"))

@@ -570,6 +570,13 @@ async def change_status(
         async with db.transaction() as conn:
             before = await tournaments.require_tournament(conn, tournament.id)
             after = await tournaments.set_status(conn, tournament.id, wanted)
+            with i18n.use_locale(DEFAULT_LOCALE):  # the group reads the bot's language
+                if wanted == "running":
+                    note = _("Tournament {title} has started. Good games!")
+                else:
+                    note = _("Tournament {title} is finished. The final standings: /rating")
+            note = note.format(title=quoted_title(after))
+            await publisher.enqueue(conn, tournament.id, note=note)
             await audit.audit(
                 conn,
                 action="tournament.status",
@@ -589,12 +596,7 @@ async def change_status(
     else:
         await callback.answer(_("The tournament is finished."))
     await _refresh_card(callback, db, tournament.id)
-    with i18n.use_locale(DEFAULT_LOCALE):  # the group reads the bot's language
-        if wanted == "running":
-            note = _("Tournament {title} has started. Good games!")
-        else:
-            note = _("Tournament {title} is finished. The final standings: /rating")
-    await publisher.announce(bot, tournament.id, note.format(title=quoted_title(after)))
+    await publisher.publish(bot, tournament.id, now=True)
 
 
 @router.callback_query(TournamentAction.filter(F.action == "finish"))

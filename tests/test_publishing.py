@@ -580,6 +580,83 @@ async def test_announce_is_sent_at_once(env: Env) -> None:
     assert env.session.sent_texts(GROUP) == ["Протест по игре R1-T1 отклонён"]
 
 
+# -- the outbox: nothing the chat must be told is lost -------------------------------------
+
+
+async def outbox_rows(db: Database) -> list[tuple[str, str | None]]:
+    rows = await db.fetchall("SELECT kind, text FROM outbox ORDER BY id")
+    return [(r[0], r[1]) for r in rows]
+
+
+async def test_what_was_committed_is_posted_after_a_restart(db: Database) -> None:
+    """The bot died right after a save's commit: its result line was in the same
+    transaction, and the next process posts it (then the standings) at start-up."""
+    t, ids = await make_tournament(db)
+    async with db.transaction() as conn:
+        g1 = await games.save_game(conn, t.id, draft(1, 1, ids[:10]), JUDGE,
+                                   datetime(2024, 5, 1, 12, tzinfo=UTC))
+        await Publisher.enqueue(conn, t.id, result="Стол 1", game_id=g1)
+    assert await outbox_rows(db) == [("result", "Стол 1")]
+
+    restarted = Env(db)  # a new process: nothing in memory
+    await restarted.publisher.resume(restarted.bot)
+    await restarted.publisher.close()
+    texts = restarted.session.sent_texts(GROUP)
+    assert texts == ["Стол 1", await restarted.expected_text(t.id)]
+    assert await outbox_rows(db) == []
+    # A third start posts nothing again.
+    again = Env(db)
+    await again.publisher.resume(again.bot)
+    await again.publisher.close()
+    assert again.session.sent_texts(GROUP) == []
+
+
+async def test_a_refused_post_is_tried_again_without_a_new_change(db: Database) -> None:
+    env = Env(db)
+    env.publisher = Publisher(db, env.standings, i18n=I18N, retry_after=0.05)
+    t, ids = await make_tournament(db)
+    env.session.fail_next("sendMessage", TelegramNetworkError(SendMessage(chat_id=GROUP, text="x"),
+                                                              "connection reset"), times=2)
+    g1 = await save(db, t.id, draft(1, 1, ids[:10]))
+    await env.publisher.game_saved(env.bot, t.id, g1, "Стол 1")
+    assert env.session.sent_texts(GROUP) == []
+    assert await outbox_rows(db) == [("result", "Стол 1")]
+    deadline = time.monotonic() + 5
+    while len(env.session.sent_texts(GROUP)) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)  # 0.05 s, then 0.1 s: two failures, then it goes
+    await env.publisher.close()
+    assert env.session.sent_texts(GROUP) == ["Стол 1", await env.expected_text(t.id)]
+    assert await outbox_rows(db) == []
+
+
+async def test_a_round_picture_is_never_posted_twice(db: Database) -> None:
+    """Rounds with a picture are recorded: a result posted again after a crash (the
+    outbox delivers at least once) or a new process doesn't repeat the picture."""
+    env = Env(db)
+    t, ids = await make_tournament(db, players_count=20)
+    g1 = await save(db, t.id, draft(1, 1, ids[:10]))
+    await env.publisher.game_saved(env.bot, t.id, g1, "Стол 1")
+    g2 = await save(db, t.id, draft(1, 2, ids[10:]))
+    await env.publisher.game_saved(env.bot, t.id, g2, "Стол 2")
+    assert len(env.delivered(SendPhoto)) == 1
+    await env.publisher.close()
+
+    restarted = Env(db)
+    async with db.transaction() as conn:
+        await Publisher.enqueue(conn, t.id, result="Стол 2", game_id=g2)
+    await restarted.publisher.resume(restarted.bot)
+    await restarted.publisher.close()
+    assert restarted.session.sent_texts(GROUP) == ["Стол 2"]
+    assert restarted.delivered(SendPhoto) == []
+
+
+async def test_a_note_alone_leaves_the_standings_alone(env: Env) -> None:
+    t, _ = await make_tournament(env.db)
+    await env.publisher.announce(env.bot, t.id, "Турнир начался")
+    assert env.session.sent_texts(GROUP) == ["Турнир начался"]
+    assert (await env.tournament(t.id)).standings_message_id is None
+
+
 # -- formatting -----------------------------------------------------------------------------
 
 

@@ -320,6 +320,18 @@ async def games_of_player(
     )
 
 
+async def tables_by_round(conn: Conn, tournament_id: int) -> list[tuple[int, int, int]]:
+    """(game id, round, table) of every game that counts: the shape of the rounds,
+    without loading the games."""
+    rows = await fetch_all(
+        conn,
+        "SELECT id, round, table_no FROM games WHERE tournament_id = ? AND status <> 'annulled'"
+        " ORDER BY round, table_no",
+        (tournament_id,),
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
 async def next_free_round_table(
     conn: Conn, tournament_id: int, *, tables: int | None = None
 ) -> tuple[int, int]:

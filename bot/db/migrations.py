@@ -247,14 +247,16 @@ _V3_OUTBOX_AND_VERSIONS = """
 CREATE TABLE outbox (
     id            INTEGER PRIMARY KEY,
     tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
-    -- result: a saved game's result line (game_id; rendered when posted);
-    -- note: a ready text; standings: the standings message must be brought up to date
+    -- result: a saved game's result line (its game: a round may get its picture);
+    -- note: a line of news; standings: the standings message must be brought up to date
     kind          TEXT    NOT NULL CHECK (kind IN ('result', 'note', 'standings')),
     game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
-    text          TEXT,
+    -- what the chat reads, in the chat's language; a result's is NULL once posted
+    text          TEXT    CHECK (length(text) BETWEEN 1 AND 4096),
     created_at    INTEGER NOT NULL,
     CHECK ((kind = 'result') = (game_id IS NOT NULL)),
-    CHECK ((kind = 'note') = (text IS NOT NULL))
+    CHECK (kind <> 'note' OR text IS NOT NULL),
+    CHECK (kind <> 'standings' OR text IS NULL)
 );
 CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
 

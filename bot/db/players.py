@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
-from bot.db.connection import Conn, fetch_all, fetch_one, insert, run
+from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
 from bot.db.errors import (
     InvalidNickname,
     NicknameTaken,
@@ -245,6 +245,16 @@ async def rename_player(conn: Conn, player_id: int, nickname: str) -> PlayerRow:
         (shown, key, player_id),
     )
     return await require_player(conn, player_id)
+
+
+async def count_players(conn: Conn, tournament_id: int, *, status: PlayerStatus) -> int:
+    return int(
+        await fetch_val(
+            conn,
+            "SELECT count(*) FROM players WHERE tournament_id = ? AND status = ?",
+            (tournament_id, status),
+        )
+    )
 
 
 async def list_players(

@@ -2,14 +2,22 @@
 
 An OUTER middleware on ``dp.update``. The id is recorded after the handler returned
 or raised, so an update whose handling was cut short by a crash (the process died
-before the record) is processed again when Telegram redelivers it; saves stay
-idempotent through the game's ``draft_id``.
+before the record) is processed again when Telegram redelivers it; what such an
+update stores is idempotent (a game's ``draft_id``, a card tap's callback id).
+
+Only updates fetched before a restart can come again, and update ids grow, so the
+database is asked only about ids up to the highest one recorded before this process
+started (read once); later ones are checked in memory. The record itself is written
+right after the handler without holding up the caller (a round trip to the database
+thread); ``drain()`` (a shutdown hook) waits for the records still being written.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -18,10 +26,14 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import TelegramObject, Update
 
-from bot.db.connection import Database
-from bot.db.updates import KEEP_PROCESSED, is_processed, mark_processed, prune_processed
+from bot.db.connection import Database, fetch_val
+from bot.db.timeutil import to_ts, ts_or_now, utcnow
+from bot.db.updates import KEEP_PROCESSED, is_processed
 
 log = logging.getLogger(__name__)
+
+# Ids of this run kept in memory; older ones are looked up in the database.
+MEMORY = 50_000
 
 
 class DedupMiddleware(BaseMiddleware):
@@ -37,6 +49,7 @@ class DedupMiddleware(BaseMiddleware):
         *,
         keep: timedelta = KEEP_PROCESSED,
         prune_every: timedelta = timedelta(hours=1),
+        memory: int = MEMORY,
     ) -> None:
         self._db = db
         self._keep = keep
@@ -44,6 +57,12 @@ class DedupMiddleware(BaseMiddleware):
         self._last_prune = float("-inf")  # prune on the first update after start-up
         # Ids being handled now: a webhook retry racing the first delivery is skipped too.
         self._in_flight: set[int] = set()
+        self._done: set[int] = set()
+        self._done_order: deque[int] = deque()
+        self._memory = memory
+        # Ids up to this one may be in the database only (None: not read yet).
+        self._ask_db_upto: int | None = None
+        self._records: set[asyncio.Task[None]] = set()
 
     async def __call__(
         self,
@@ -57,12 +76,10 @@ class DedupMiddleware(BaseMiddleware):
         if not isinstance(db, Database):
             raise RuntimeError("DedupMiddleware needs a Database: pass it, or set dp['db']")
         update_id = event.update_id
-        if update_id in self._in_flight:
-            log.debug("update %s is being handled already; skipped", update_id)
+        if update_id in self._in_flight or update_id in self._done:
+            log.debug("update %s was handled already; skipped", update_id)
             return UNHANDLED
-        async with db.read() as conn:
-            seen = await is_processed(conn, update_id)
-        if seen:
+        if await self._in_database(db, update_id):
             log.debug("update %s was processed before; skipped", update_id)
             return UNHANDLED
         self._in_flight.add(update_id)
@@ -70,17 +87,46 @@ class DedupMiddleware(BaseMiddleware):
             return await handler(event, data)
         finally:
             self._in_flight.discard(update_id)
-            await self._record(db, update_id)
+            self._remember(update_id)
+            task = asyncio.create_task(self._record(db, update_id))
+            self._records.add(task)
+            task.add_done_callback(self._records.discard)
+
+    async def drain(self) -> None:
+        """Wait for the records still being written (before the database closes)."""
+        while self._records:
+            await asyncio.gather(*self._records, return_exceptions=True)
+
+    async def _in_database(self, db: Database, update_id: int) -> bool:
+        if self._ask_db_upto is None:
+            async with db.read() as conn:
+                highest = await fetch_val(conn, "SELECT max(update_id) FROM processed_updates")
+            self._ask_db_upto = max(self._ask_db_upto or 0, int(highest or 0))
+        if update_id > self._ask_db_upto:
+            return False
+        async with db.read() as conn:
+            return await is_processed(conn, update_id)
+
+    def _remember(self, update_id: int) -> None:
+        self._done.add(update_id)
+        self._done_order.append(update_id)
+        while len(self._done_order) > self._memory:
+            forgotten = self._done_order.popleft()
+            self._done.discard(forgotten)
+            # From now on the database answers for it.
+            self._ask_db_upto = max(self._ask_db_upto or 0, forgotten)
 
     async def _record(self, db: Database, update_id: int) -> None:
         # Never let bookkeeping replace the handler's own result or exception.
         try:
-            async with db.transaction() as conn:
-                await mark_processed(conn, update_id)
-                if time.monotonic() - self._last_prune >= self._prune_every:
-                    self._last_prune = time.monotonic()
-                    pruned = await prune_processed(conn, keep=self._keep)
-                    if pruned:
-                        log.debug("pruned %d processed update ids", pruned)
+            await db.write(
+                "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
+                " ON CONFLICT (update_id) DO NOTHING",
+                (update_id, ts_or_now(None)),
+            )
+            if time.monotonic() - self._last_prune >= self._prune_every:
+                self._last_prune = time.monotonic()
+                cutoff = to_ts(utcnow() - self._keep)
+                await db.write("DELETE FROM processed_updates WHERE processed_at < ?", (cutoff,))
         except Exception:
             log.exception("could not record update %s as processed", update_id)

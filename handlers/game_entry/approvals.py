@@ -159,6 +159,7 @@ async def decide(
                 before=row,
                 after=decided,
             )
+            await publisher.enqueue(conn, game.tournament_id)
     except AlreadyDecided as exc:
         await callback.answer(_("This was decided already."))
         if callback.message is not None:
@@ -173,7 +174,7 @@ async def decide(
             targets.append(own)
     await _edit(bot, targets, decision_text(decided, after))
     try:
-        await publisher.standings_changed(bot, game.tournament_id)
+        await publisher.publish(bot, game.tournament_id)
     except Exception:
         log.exception("standings after approval %s", row.id)
     await _tell_judge(bot, db, i18n, decided, after)

@@ -251,11 +251,12 @@ async def on_game_action(
                     before=before,
                     after=after,
                 )
+                await publisher.enqueue(conn, game.tournament_id)
         await callback.answer(_("Annulled"))
         await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
                        None)
         try:
-            await publisher.game_annulled(bot, game.tournament_id, game.id)
+            await publisher.publish(bot, game.tournament_id)
         except Exception:
             log.exception("publishing annulment of game %s", game.id)
     elif a == "no":

@@ -79,6 +79,9 @@ class Draft:
     query: str = ""
     added: list[int] = field(default_factory=list)  # players added to the roster here
     note: list[Any] | None = None  # [msgid, params]: shown once on the next card
+    # The callback query of the last tap applied: Telegram may deliver it again after
+    # a restart, and a tap (a role toggle) must not be applied twice.
+    tap: str = ""
 
     # -- JSON ----------------------------------------------------------------------
 

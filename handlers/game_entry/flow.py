@@ -20,6 +20,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import games, players, staff, tournaments
 from bot.db.connection import Database
 from bot.db.scoring_bridge import load_scoring_tournament
+from bot.fsm_storage import SQLiteStorage
 from bot.i18n import locale_for
 from bot.publishing import Publisher
 from bot.standings import StandingsService
@@ -109,8 +110,13 @@ async def current_draft(state: FSMContext) -> Draft | None:
 
 
 async def persist(ctx: Ctx, d: Draft) -> None:
-    await ctx.state.set_state(STATES[d.step])
-    await ctx.state.update_data({DATA_KEY: d.to_dict()})
+    state, data = STATES[d.step], {DATA_KEY: d.to_dict()}
+    storage = ctx.state.storage
+    if isinstance(storage, SQLiteStorage):  # one write instead of two, on every tap
+        await storage.set_state_and_update_data(ctx.state.key, state, data)
+        return
+    await ctx.state.set_state(state)
+    await ctx.state.update_data(data)
 
 
 def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:

@@ -17,7 +17,7 @@ from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import RESULT_NAMES, View, fmt, protocol, review_lines
 from handlers.game_entry.draft import STEPS, Draft, draft_from_record
 from handlers.game_entry.flow import Ctx, action, game_ci, go
-from scoring import GameBreakdown, InvalidGameError, game_breakdown
+from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
 
 
 @action("rv", "goto")
@@ -61,10 +61,12 @@ def saved_text(d: Draft, view: View, head: str) -> str:
     return text[:4096]
 
 
-def summary_line(game: GameRecord, breakdown: GameBreakdown | None) -> str:
+def summary_line(
+    round_no: int, table_no: int, result: Result, breakdown: GameBreakdown | None
+) -> str:
     """The short result line for the tournament chat (in the current locale)."""
     line = _("Round {round}, table {table}: {result}.").format(
-        round=game.round, table=game.table_no, result=RESULT_NAMES[game.result]
+        round=round_no, table=table_no, result=RESULT_NAMES[result]
     )
     if breakdown is not None:
         points = ", ".join(

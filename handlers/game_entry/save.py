@@ -1,9 +1,14 @@
-"""Save: one transaction (the game + its audit entry), then the chat and the standings.
+"""Save: one transaction (the game, its audit entry and the chat's result line in the
+outbox), then the judge's final card, the chat and the standings.
 
 A new game is stored with ``save_game`` (idempotent by ``draft_id``; DuplicateTable
 when its round and table were saved meanwhile); its end time is the Save tap, which
 opens the 10-minute protest window (8.8.1, D11). A correction goes through
 ``update_game`` with before/after in the audit log.
+
+The draft is dropped only after the final card is shown: if the bot dies in between,
+Telegram delivers the Save again, it finds the game already stored and just shows the
+card; the result line waits in the outbox and is posted after the restart.
 """
 
 from __future__ import annotations
@@ -82,7 +87,8 @@ async def on_save(
         return
     await callback.answer(_("Saving…"))
     ended_at = utcnow()  # the Save tap: the protest window opens now (8.8.1, D11)
-    fresh = True
+    with i18n.use_locale(DEFAULT_LOCALE):  # the chat reads the bot's language
+        summary = summary_line(draft.round, draft.table_no, draft.result, view.breakdown)
     try:
         async with db.transaction() as conn:
             if d.mode == "correct" and d.game_id is not None:
@@ -98,6 +104,7 @@ async def on_save(
                     before=before,
                     after=record,
                 )
+                await publisher.enqueue(conn, record.tournament_id)
             else:
                 fresh = await games.get_game_by_draft(conn, d.draft_id) is None
                 game_id = await games.save_game(conn, d.tid, draft, user_id, ended_at)
@@ -111,6 +118,9 @@ async def on_save(
                         tournament_id=record.tournament_id,
                         actor_id=user_id,
                         after=record,
+                    )
+                    await publisher.enqueue(
+                        conn, record.tournament_id, result=summary, game_id=record.id
                     )
     except DuplicateTable as exc:
         note(d, N_("Round {round}, table {table} was saved meanwhile (game #{id}). Nothing was "
@@ -129,12 +139,12 @@ async def on_save(
         note(d, N_("Not saved: {reason}"), reason=str(exc))
         await show(ctx, d)
         return
+    await finish(ctx, d, record)
     await state.clear()
-    await finish(ctx, d, record, fresh=fresh)
 
 
-async def finish(ctx: Ctx, d: Draft, record: games.GameRecord, *, fresh: bool) -> None:
-    """The judge's final card, the chat's result line, the approvals (D7)."""
+async def finish(ctx: Ctx, d: Draft, record: games.GameRecord) -> None:
+    """The judge's final card, the chat's result line and standings, the approvals (D7)."""
     saved_d, view = await saved_view(ctx.db, ctx.standings, record)
     with ctx.i18n.use_locale(d.locale):
         if d.mode == "correct":
@@ -163,12 +173,7 @@ async def finish(ctx: Ctx, d: Draft, record: games.GameRecord, *, fresh: bool) -
         log.info("final card not edited: %s", exc)
         await ctx.bot.send_message(d.card_chat, text, reply_markup=markup)
     try:
-        if d.mode == "correct":
-            await ctx.publisher.game_corrected(ctx.bot, record.tournament_id, record.id)
-        elif fresh:
-            with ctx.i18n.use_locale(DEFAULT_LOCALE):  # the chat reads the bot's language
-                summary = summary_line(record, view.breakdown)
-            await ctx.publisher.game_saved(ctx.bot, record.tournament_id, record.id, summary)
+        await ctx.publisher.publish(ctx.bot, record.tournament_id)
     except Exception:  # the chat is the publisher's business; the game is saved
         log.exception("publishing game %s failed", record.id)
     await approvals.request_approvals(ctx, record)

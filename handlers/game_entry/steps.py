@@ -182,6 +182,13 @@ async def on_step(
     i18n: I18n,
 ) -> None:
     d = await current_draft(state)
+    ctx = make_ctx(bot, db, standings, publisher, state, i18n, callback.from_user.id)
+    if d is not None and d.tap == callback.id and raw_state in STATE_NAMES:
+        # This tap again: it was applied and stored, but the bot stopped before the
+        # card was shown. Show the card as stored; don't apply the tap twice.
+        await callback.answer()
+        await show(ctx, d)
+        return
     if d is None or is_stale(d, callback_data, callback) or raw_state not in STATE_NAMES:
         await callback.answer(_(STALE))
         return
@@ -189,11 +196,11 @@ async def on_step(
     if refusal is not None:
         await callback.answer(refusal, show_alert=True)
         return
-    ctx = make_ctx(bot, db, standings, publisher, state, i18n, callback.from_user.id)
     refusal = await apply(ctx, d, callback_data)
     if refusal is not None:
         await callback.answer(refusal, show_alert=len(refusal) > 60)
         return
+    d.tap = callback.id
     await callback.answer()
     await ctx.run_after()
     await show(ctx, d)

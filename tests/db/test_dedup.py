@@ -37,6 +37,8 @@ async def bot() -> AsyncIterator[Bot]:
 
 
 def dispatcher(db: Database, calls: list[int], *, via_data: bool = False) -> Dispatcher:
+    """A dispatcher whose ``dp["dedup"]`` is its middleware (``drain()`` it before
+    looking at the database: records are written after the handler, in the background)."""
     router = Router()
 
     @router.message()
@@ -48,12 +50,10 @@ def dispatcher(db: Database, calls: list[int], *, via_data: bool = False) -> Dis
         if message.text == "boom":
             raise RuntimeError("handler failed")
 
-    if via_data:
-        dp = Dispatcher(db=db)
-        dp.update.outer_middleware(DedupMiddleware())
-    else:
-        dp = Dispatcher()
-        dp.update.outer_middleware(DedupMiddleware(db))
+    middleware = DedupMiddleware() if via_data else DedupMiddleware(db)
+    dp = Dispatcher(db=db) if via_data else Dispatcher()
+    dp.update.outer_middleware(middleware)
+    dp["dedup"] = middleware
     dp.include_router(router)
     return dp
 
@@ -66,6 +66,7 @@ async def test_same_update_twice_runs_once(db: Database, bot: Bot, via_data: boo
     await dp.feed_update(bot, update(1))
     await dp.feed_update(bot, update(2))
     assert calls == [1, 2]
+    await dp["dedup"].drain()
     async with db.read() as conn:
         assert await is_processed(conn, 1) and await is_processed(conn, 2)
 
@@ -85,7 +86,9 @@ async def test_survives_a_restart(tmp_path: object, bot: Bot) -> None:
     path = Path(str(tmp_path)) / "bot.db"
     db = await Database.open(path)
     calls: list[int] = []
-    await dispatcher(db, calls).feed_update(bot, update(4))
+    dp = dispatcher(db, calls)
+    await dp.feed_update(bot, update(4))
+    await dp["dedup"].drain()
     await db.close()
     db = await Database.open(path)
     try:
@@ -93,6 +96,38 @@ async def test_survives_a_restart(tmp_path: object, bot: Bot) -> None:
     finally:
         await db.close()
     assert calls == [4]
+
+
+async def test_only_ids_from_before_the_start_are_looked_up(tmp_path: object, bot: Bot) -> None:
+    """After a restart the database answers for ids up to the last one recorded; newer
+    ids (and ids of this run) never cost a query."""
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "bot.db"
+    db = await Database.open(path)
+    calls: list[int] = []
+    dp = dispatcher(db, calls)
+    for n in (10, 11, 12):
+        await dp.feed_update(bot, update(n))
+    await dp["dedup"].drain()
+    await db.close()
+    db = await Database.open(path)
+    queries: list[str] = []
+    try:
+        await db._conn.set_trace_callback(queries.append)
+        dp = dispatcher(db, calls)
+        for n in (11, 12, 13, 13, 14):  # 11 and 12 redelivered, 13 twice, then 14
+            await dp.feed_update(bot, update(n))
+        await db._conn.set_trace_callback(None)
+        await dp["dedup"].drain()
+    finally:
+        await db.close()
+    assert calls == [10, 11, 12, 13, 14]
+    lookups = [int(q.rsplit("=", 1)[1]) for q in queries
+               if "FROM processed_updates WHERE update_id" in q]
+    # The middleware asked about 11 and 12; 13 and 14 were asked once each by the
+    # handler itself (its own check above), never by the middleware.
+    assert lookups == [11, 12, 13, 14]
 
 
 async def test_prune_keeps_a_week(db: Database) -> None:
