@@ -9,11 +9,13 @@ exact ``Fraction``s and are shown with 2 decimals (D3); players still tied after
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from aiogram.utils.i18n import gettext as _
 
@@ -55,14 +57,21 @@ def place_labels(places: Sequence[int]) -> list[str]:
 # ------------------------------------------------------------------- monospaced text
 
 
+@lru_cache(maxsize=4096)
 def char_width(ch: str) -> int:
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
+# Latin, Cyrillic and the like, one column each: every /rating measures hundreds of cells.
+_NARROW = re.compile(r"[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff\u0400-\u0482\u048a-\u052f]*")
+
+
 def display_width(text: str) -> int:
-    return sum(char_width(ch) for ch in text)
+    if _NARROW.fullmatch(text):
+        return len(text)
+    return sum(map(char_width, text))
 
 
 def fit(text: str, width: int) -> str:

@@ -49,6 +49,8 @@ class Database:
         self._owner: asyncio.Task[Any] | None = None
         self._savepoints = 0
         self._closed = False
+        # Committed writes so far: what was read stays valid while this is unchanged.
+        self.writes = 0
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Sequence[Step] = MIGRATIONS) -> Database:
@@ -123,6 +125,8 @@ class Database:
             except BaseException:
                 await _rollback_quietly(conn)
                 raise
+            finally:
+                self.writes += 1
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -146,7 +150,10 @@ class Database:
             await self._conn.execute_fetchall(sql, params)
             return
         async with self._locked():
-            await self._conn.execute_fetchall(sql, params)
+            try:
+                await self._conn.execute_fetchall(sql, params)
+            finally:
+                self.writes += 1
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[None]:

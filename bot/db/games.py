@@ -340,12 +340,14 @@ async def next_free_round_table(
     ``tables`` is the number of tables per round; by default the most used so far
     (at least 1). Rounds fill up table by table, so a judge's form can propose it.
     """
-    rows = await fetch_all(
-        conn,
-        "SELECT round, table_no FROM games WHERE tournament_id = ? AND status <> 'annulled'",
-        (tournament_id,),
-    )
-    used = {(r["round"], r["table_no"]) for r in rows}
+    return first_free(await tables_by_round(conn, tournament_id), tables=tables)
+
+
+def first_free(
+    stored: Iterable[tuple[int, int, int]], *, tables: int | None = None
+) -> tuple[int, int]:
+    """``next_free_round_table`` over ``tables_by_round``'s (id, round, table) rows."""
+    used = {(r, t) for _, r, t in stored}
     per_round = tables or max((t for _, t in used), default=1)
     last_round = max((r for r, _ in used), default=0)
     for round_no in range(1, last_round + 2):

@@ -35,6 +35,8 @@ class TournamentRow:
     bot_removed: bool
     standings_message_id: int | None
     standings_hash: str | None
+    # Bumped by a trigger on every change of its players (see players.roster).
+    roster_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,7 @@ class StaffTournament:
 
 _COLUMNS = (
     "t.id, t.title, t.chat_id, t.distance, t.status, t.created_by, t.created_at, "
-    "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash"
+    "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash, t.roster_version"
 )
 
 
@@ -62,6 +64,7 @@ def _row(r: sqlite3.Row) -> TournamentRow:
         bot_removed=bool(r["bot_removed"]),
         standings_message_id=r["standings_message_id"],
         standings_hash=r["standings_hash"],
+        roster_version=r["roster_version"],
     )
 
 
@@ -110,6 +113,21 @@ async def get_tournament(conn: Conn, tournament_id: int) -> TournamentRow | None
         conn, f"SELECT {_COLUMNS} FROM tournaments t WHERE t.id = ?", (tournament_id,)
     )
     return None if r is None else _row(r)
+
+
+async def tournament_and_role(
+    conn: Conn, tournament_id: int, user_id: int
+) -> tuple[TournamentRow | None, StaffRole | None]:
+    """The tournament and the user's role in it, in one query (checked on every tap)."""
+    r = await fetch_one(
+        conn,
+        f"SELECT {_COLUMNS}, s.role FROM tournaments t"
+        " LEFT JOIN staff s ON s.tournament_id = t.id AND s.user_id = ? WHERE t.id = ?",
+        (user_id, tournament_id),
+    )
+    if r is None:
+        return None, None
+    return _row(r), cast(StaffRole | None, r["role"])
 
 
 async def require_tournament(conn: Conn, tournament_id: int) -> TournamentRow:

@@ -157,7 +157,7 @@ async def void_request(bot: Bot, i18n: I18n, d: Draft, msgid: str) -> None:
 
 async def drop(ctx: Ctx, d: Draft) -> None:
     """Forget the best move (another first-killed seat, or 8.3.6)."""
-    old = Draft.from_dict(d.to_dict())
+    old = d.copy()
     d.clear_best_move()
     ctx.after.append(
         lambda: void_request(ctx.bot, ctx.i18n, old, N_("This best move request was cancelled "
@@ -221,7 +221,7 @@ async def toggle_hint(ctx: Ctx, d: Draft, data: Step) -> str | None:
 async def take_over(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if d.bm_by != "player" or d.bm_done:
         return _("Nothing to take over.")
-    old = Draft.from_dict(d.to_dict())
+    old = d.copy()
     d.bm_by = "judge"
     d.bm_msg = None
     ctx.after.append(

@@ -17,9 +17,10 @@ from aiogram.types import CallbackQuery, User
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import games, players, staff, tournaments
-from bot.db.connection import Database
+from bot.db import games, players, tournaments
+from bot.db.connection import Conn, Database
 from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.tournaments import TournamentRow
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import locale_for
 from bot.publishing import Publisher
@@ -72,10 +73,24 @@ class Ctx:
     user_id: int
     # Slower work (messages to others) run after the callback is answered.
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # The tournament as ``authorize`` read it, and the database's write count then: the
+    # card reuses it unless something was written since (one read per tap, not two).
+    _seen: tuple[int, TournamentRow] | None = None
 
     async def run_after(self) -> None:
         while self.after:
             await self.after.pop(0)()
+
+    async def tournament(self, conn: Conn, tournament_id: int) -> TournamentRow | None:
+        seen = self._seen
+        if seen is not None and seen[0] == self.db.writes and seen[1].id == tournament_id:
+            return seen[1]
+        found = await tournaments.get_tournament(conn, tournament_id)
+        self.remember(found)
+        return found
+
+    def remember(self, tournament: TournamentRow | None) -> None:
+        self._seen = None if tournament is None else (self.db.writes, tournament)
 
 
 # An action changes the draft and returns None, or refuses with a one-line reason
@@ -127,14 +142,14 @@ def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
     return message is None or message.message_id != d.card_id or message.chat.id != d.card_chat
 
 
-async def authorize(db: Database, d: Draft, user_id: int) -> str | None:
+async def authorize(ctx: Ctx, d: Draft) -> str | None:
     """Checked on every update: a judge or chief of a running tournament enters games,
     only a chief judge corrects them. Returns the refusal, or None."""
     if d.step == "tn":
         return None
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, d.tid)
-        role = await staff.staff_role(conn, d.tid, user_id)
+    async with ctx.db.read() as conn:
+        tournament, role = await tournaments.tournament_and_role(conn, d.tid, ctx.user_id)
+    ctx.remember(tournament)
     if tournament is None:
         return _("This tournament no longer exists.")
     if d.mode == "correct":
@@ -260,9 +275,9 @@ async def load_view(ctx: Ctx, d: Draft) -> View:
                 if t is not None:
                     view.tournaments[tid] = t.title
             return view
-        t = await tournaments.get_tournament(conn, d.tid)
+        t = await ctx.tournament(conn, d.tid)
         view.title = t.title if t else ""
-        view.players = {p.id: p for p in await players.list_players(conn, d.tid)}
+        view.players = {p.id: p for p in await players.roster(conn, t)} if t else {}
         if d.mode == "correct" and d.game_id is not None:
             stored = await games.get_game(conn, d.game_id)
             view.original_code = stored.code if stored else ""
@@ -302,14 +317,14 @@ async def suggestions(conn: Any, d: Draft) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     if d.round is not None and d.table is not None:
         found.append((d.round, d.table))
-    free = await games.next_free_round_table(conn, d.tid)
+    stored = await games.tables_by_round(conn, d.tid)
+    free = games.first_free(stored)
     if free not in found:
         found.append(free)
     # The free table of the round being played (two judges start at once).
-    stored = await games.list_games(conn, d.tid)
     if stored:
-        last = max(g.round for g in stored)
-        used = {g.table_no for g in stored if g.round == last}
+        last = max(round_no for _, round_no, _ in stored)
+        used = {table for _, round_no, table in stored if round_no == last}
         table = next(t for t in range(1, len(used) + 2) if t not in used)
         if (last, table) not in found:
             found.append((last, table))

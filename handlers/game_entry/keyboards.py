@@ -27,10 +27,12 @@ class Keys:
     def __init__(self, d: Draft) -> None:
         self.d = d
         self.rows: list[list[InlineKeyboardButton]] = []
+        # Step(t=..., s=..., a=..., n=..., m=...).pack(), without a model per button
+        # (a card has up to 40): tests/handlers check both give the same text.
+        self._prefix = Step(t=d.token, s=d.step, a="", n=0, m=0).pack().rsplit(":", 3)[0]
 
     def button(self, text: str, a: str, n: int = 0, m: int = 0) -> InlineKeyboardButton:
-        data = Step(t=self.d.token, s=self.d.step, a=a, n=n, m=m).pack()
-        return InlineKeyboardButton(text=text, callback_data=data)
+        return InlineKeyboardButton(text=text, callback_data=f"{self._prefix}:{a}:{n}:{m}")
 
     def row(self, *buttons: InlineKeyboardButton) -> None:
         if buttons:

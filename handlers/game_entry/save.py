@@ -70,11 +70,11 @@ async def on_save(
         await callback.answer(_(STALE))
         return
     user_id = callback.from_user.id
-    refusal = await authorize(db, d, user_id)
+    ctx = Ctx(bot, db, standings, publisher, state, i18n, user_id)
+    refusal = await authorize(ctx, d)
     if refusal is not None:
         await callback.answer(refusal, show_alert=True)
         return
-    ctx = Ctx(bot, db, standings, publisher, state, i18n, user_id)
     view = await load_view(ctx, d)
     if view.issues or view.breakdown is None or not d.complete:
         await callback.answer(_("Fix the problems on the card first."), show_alert=True)

@@ -192,7 +192,7 @@ async def on_step(
     if d is None or is_stale(d, callback_data, callback) or raw_state not in STATE_NAMES:
         await callback.answer(_(STALE))
         return
-    refusal = await authorize(db, d, callback.from_user.id)
+    refusal = await authorize(ctx, d)
     if refusal is not None:
         await callback.answer(refusal, show_alert=True)
         return
@@ -239,9 +239,9 @@ async def on_text(
     if handler is None:
         await message.reply(_("Use the buttons on the card above (or /cancel)."))
         return
-    refusal = await authorize(db, d, message.from_user.id)
+    ctx = make_ctx(bot, db, standings, publisher, state, i18n, message.from_user.id)
+    refusal = await authorize(ctx, d)
     if refusal is None:
-        ctx = make_ctx(bot, db, standings, publisher, state, i18n, message.from_user.id)
         refusal = await handler(ctx, d, message.text.strip())
     if refusal is not None:
         await message.reply(refusal)
@@ -653,7 +653,7 @@ async def toggle_penalty(ctx: Ctx, d: Draft, data: Step) -> str | None:
         given.remove(rule)
     else:
         if not penalty_allowed(d.role(data.n), d.result_value, rule):
-            tentative = Draft.from_dict(d.to_dict())
+            tentative = d.copy()
             tentative.penalties[key] = [*given, rule]
             return rule_refusal(d, tentative, ("8.5",)) or _(
                 "Penalty {rule} does not apply to seat {seat} (D8)."
@@ -690,7 +690,7 @@ async def set_extra(ctx: Ctx, d: Draft, seat: int, value: int) -> str | None:
         return _("Not accepted: {rule}: seat {seat} gets at most {cap}.").format(
             rule=rule, seat=seat, cap=hundredths(caps[seat])
         )
-    tentative = Draft.from_dict(d.to_dict())
+    tentative = d.copy()
     tentative.extras[key] = value
     refusal = rule_refusal(d, tentative, EXTRA_RULES)
     if refusal is not None:
