@@ -17,6 +17,7 @@ Also here: :class:`InstantSession` (an offline Bot API that answers at once) and
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 import sys
@@ -372,12 +373,12 @@ def rating_script(seated: list[PlayerInfo], chat_id: int, rng: random.Random) ->
         yield Say(someone.user, someone.user.id, "/rating", kind="rating:private")
 
 
-def tournament_stream(world: Seeded, rng: random.Random, *, rounds: int = 10_000) -> Iterator[
-    Action
+def tournament_rounds(world: Seeded, rng: random.Random, *, rounds: int = 10_000) -> Iterator[
+    list[Iterator[Action]]
 ]:
-    """Round after round: every table's judge enters his game, the tables' actions
-    interleaved (judges work at the same time), /rating after each game. A round
-    starts when the previous one is saved, so no player sits at two tables at once."""
+    """Round after round, each table's script (its judge's game, then /rating): the
+    scripts of one round run at the same time; a round starts when the previous one is
+    saved, so no player sits at two tables at once."""
     judge_at = world.judges
     started: set[int] = set()
     for round_no in range(world.rounds + 1, world.rounds + 1 + rounds):
@@ -395,6 +396,14 @@ def tournament_stream(world: Seeded, rng: random.Random, *, rounds: int = 10_000
                     rating_script(seating, world.chat_id, rng),
                 )
             )
+        yield scripts
+
+
+def tournament_stream(world: Seeded, rng: random.Random, *, rounds: int = 10_000) -> Iterator[
+    Action
+]:
+    """``tournament_rounds`` one action at a time, the tables' actions interleaved."""
+    for scripts in tournament_rounds(world, rng, rounds=rounds):
         while scripts:
             for script in scripts[:]:
                 action = next(script, None)
@@ -672,6 +681,29 @@ class Feeder:
             return None
         return await self.feed(update, action.kind)
 
+    async def play_rounds(
+        self, rounds: Iterable[list[Iterator[Action]]], limit: int
+    ) -> int:
+        """Each round's scripts at once (one task a table, as polling hands every update
+        to a task of its own; a script's next action waits for its previous update),
+        until ``limit`` updates were fed."""
+        fed = 0
+
+        async def lane(script: Iterator[Action]) -> None:
+            nonlocal fed
+            for action in script:
+                if fed >= limit:
+                    return
+                fed += 1  # counted before the await: the lanes stop at ``limit``
+                if await self.play(action) is None:
+                    fed -= 1
+
+        for scripts in rounds:
+            if fed >= limit:
+                break
+            await asyncio.gather(*(lane(script) for script in scripts))
+        return fed
+
     async def play_all(self, actions: Iterable[Action], limit: int | None = None) -> int:
         """Feed actions until ``limit`` updates were fed (or the actions end)."""
         fed = 0
@@ -684,6 +716,21 @@ class Feeder:
             if await self.play(action) is not None:
                 fed += 1
         return fed
+
+
+async def feed_lanes(feeder: Feeder, updates: list[Json], lanes: int, kind: str) -> None:
+    """``updates`` in ``lanes`` concurrent tasks, each feeding its share in order (by
+    chat: one chat's updates stay in one lane)."""
+    split: list[list[Json]] = [[] for _ in range(lanes)]
+    for update in updates:
+        chat = (update.get("message") or update["callback_query"]["message"])["chat"]["id"]
+        split[hash(chat) % lanes].append(update)
+
+    async def lane(share: list[Json]) -> None:
+        for update in share:
+            await feeder.feed(update, kind)
+
+    await asyncio.gather(*(lane(share) for share in split))
 
 
 def as_echo_updates(recorded: Iterable[Json], first_update_id: int = 1) -> list[Json]:

@@ -26,6 +26,7 @@ from aiogram.client.session.middlewares.base import (
 from aiogram.exceptions import TelegramBadRequest, TelegramNetworkError, TelegramServerError
 from aiogram.methods import AnswerCallbackQuery, TelegramMethod
 from aiogram.methods.base import Response, TelegramType
+from aiohttp import InvalidURL
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -42,6 +43,11 @@ _EXPIRED_QUERY = ("query is too old", "query id is invalid")
 def expired_query(error: TelegramBadRequest) -> bool:
     text = error.message.lower()
     return any(reason in text for reason in _EXPIRED_QUERY)
+
+
+def _permanent(error: Exception) -> bool:
+    """A malformed API URL (a setting to fix) fails the same way every time."""
+    return isinstance(error.__cause__, InvalidURL)
 
 
 class ApiRetry(BaseRequestMiddleware):
@@ -71,7 +77,7 @@ class ApiRetry(BaseRequestMiddleware):
                     return cast(Response[TelegramType], True)
                 raise
             except (TelegramServerError, TelegramNetworkError) as error:
-                if name in _NOT_RETRIED or attempt >= len(self.delays):
+                if name in _NOT_RETRIED or attempt >= len(self.delays) or _permanent(error):
                     raise
                 delay = self.delays[attempt]
                 attempt += 1

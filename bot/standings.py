@@ -2,27 +2,131 @@
 
 Every reader (/rating, the chat's live standings, the review card) asks here; a save,
 a correction, an annulment, a protest decision or a lot calls ``invalidate`` so the
-next reader recomputes. Recomputing is one read of the tournament plus the engine.
+next reader recomputes.
+
+Recomputing is incremental, so that the standings follow a Save within milliseconds
+however many games the tournament has. Per tournament the service keeps the games it
+has read, each with its stamp (``scoring_bridge.game_stamps``: triggers change it with
+every change of a game or its seats, whoever writes them), scored once by a
+``scoring.ScoredGames``. A recompute reads the stamps, the distance, the roster's
+version and the lots; reads again only the games whose stamps are new, drops those
+gone (annulled), and lets the engine redo only what they touch. A renamed player
+(names are part of the model) makes it read every game again; the engine still
+rescores only the games that differ.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from bot.db.connection import Database
-from bot.db.scoring_bridge import load_scoring_tournament
-from scoring import GameBreakdown, Standings, Tournament, compute_standings, tournament_breakdowns
+from bot.db.connection import Database, fetch_one
+from bot.db.errors import NotFound
+from bot.db.lots import lots_for_tournament
+from bot.db.scoring_bridge import (
+    StoredGame,
+    game_stamps,
+    load_stored_games,
+    merge_lots,
+    player_names,
+    stamp_game_id,
+)
+from scoring import (
+    Game,
+    GameBreakdown,
+    ScoredGames,
+    Standings,
+    Tournament,
+    tournament_breakdowns,
+)
+
+_HEAD_SQL = "SELECT distance, roster_version FROM tournaments WHERE id = ?"
 
 
 @dataclass(frozen=True, slots=True)
 class TournamentStandings:
-    tournament: Tournament
+    tournament: Tournament  # the games that count, in round/table order
     standings: Standings
+    # What computes breakdowns() the first time (by default, from ``tournament``).
+    _compute: Callable[[], dict[str, GameBreakdown]] | None = field(
+        default=None, repr=False, compare=False, kw_only=True
+    )
+    _breakdowns: dict[str, GameBreakdown] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def breakdowns(self) -> dict[str, GameBreakdown]:
-        """Every game's per-seat points with the current Ci (D1); for /rating in private."""
-        return tournament_breakdowns(self.tournament)
+        """Every game's per-seat points with the current Ci (D1); for /rating in private.
+
+        Computed once per result; every call gets its own copy of the dict.
+        """
+        found = self._breakdowns
+        if found is None:
+            compute = self._compute
+            found = compute() if compute is not None else tournament_breakdowns(self.tournament)
+            object.__setattr__(self, "_breakdowns", found)  # a cache, not a change of value
+        return dict(found)
+
+
+class _Loaded:
+    """One tournament's games as last read, in round/table order, and their scores."""
+
+    __slots__ = ("games", "held", "ids", "names", "places", "roster", "scored", "stamps")
+
+    def __init__(self, roster: int, names: dict[int, str]) -> None:
+        self.roster = roster
+        self.names = names  # player id → nickname, as in the games held
+        self.stamps: set[int] = set()  # of the games held
+        self.held: dict[int, tuple[int, tuple[int, int, int]]] = {}  # game id → stamp, place
+        # Three lists in round/table order: (round, table_no, game id), the game id,
+        # the game; kept sorted by insertion, so a saved game costs no sort.
+        self.places: list[tuple[int, int, int]] = []
+        self.ids: list[int] = []
+        self.games: list[Game] = []
+        self.scored = ScoredGames()
+
+    def update(
+        self, gone: Iterable[int], read: Sequence[StoredGame], *, everything: bool = False
+    ) -> None:
+        """Drop the games ``gone`` (annulled); add or replace the games ``read``. With
+        ``everything``, ``read`` is every game that counts, in round/table order, and
+        the games held that it lacks are gone."""
+        if everything:
+            kept = {stored.id for stored in read}
+            gone = [game_id for game_id in self.held if game_id not in kept]
+            # Appended in order below; the engine still rescores only what differs.
+            for kept_so_far in (self.held, self.stamps, self.places, self.ids, self.games):
+                kept_so_far.clear()
+        for game_id in gone:
+            self._remove(game_id)
+            self.scored.discard(game_id)
+        for stored in read:
+            self._remove(stored.id)
+            place = (stored.round, stored.table_no, stored.id)
+            at = bisect_left(self.places, place)
+            self.places.insert(at, place)
+            self.ids.insert(at, stored.id)
+            self.games.insert(at, stored.game)
+            self.stamps.add(stored.stamp)
+            self.held[stored.id] = (stored.stamp, place)
+            self.scored.put(stored.id, stored.game)
+
+    def _remove(self, game_id: int) -> None:
+        held = self.held.pop(game_id, None)
+        if held is None:
+            return
+        stamp, place = held
+        self.stamps.discard(stamp)
+        at = bisect_left(self.places, place)
+        del self.places[at], self.ids[at], self.games[at]
+
+
+def _renamed(held: Mapping[int, str], now: Mapping[int, str]) -> bool:
+    # A player who is gone played no game (his seats would keep him), so only a
+    # changed nickname matters.
+    return any(now.get(pid, name) != name for pid, name in held.items())
 
 
 class StandingsService:
@@ -31,6 +135,7 @@ class StandingsService:
         self._cache: dict[int, TournamentStandings] = {}
         self._versions: dict[int, int] = {}
         self._locks: dict[int, asyncio.Lock] = {}
+        self._loaded: dict[int, _Loaded] = {}
 
     def invalidate(self, tournament_id: int) -> None:
         self._versions[tournament_id] = self._versions.get(tournament_id, 0) + 1
@@ -47,10 +152,57 @@ class StandingsService:
             if cached is not None:
                 return cached
             version = self._versions.get(tournament_id, 0)
-            async with self._db.read() as conn:
-                tournament = await load_scoring_tournament(conn, tournament_id)
-            result = TournamentStandings(tournament, compute_standings(tournament))
+            result = await self._recompute(tournament_id)
             # A save that landed while we computed makes this result stale: don't keep it.
+            # (The games kept are not: their stamps say what the next recompute rereads.)
             if self._versions.get(tournament_id, 0) == version:
                 self._cache[tournament_id] = result
             return result
+
+    async def _recompute(self, tid: int) -> TournamentStandings:
+        loaded = self._loaded.get(tid)
+        async with self._db.read() as conn:
+            head = await fetch_one(conn, _HEAD_SQL, (tid,))
+            if head is None:
+                self._loaded.pop(tid, None)
+                raise NotFound("tournament", tid)
+            distance, roster = int(head[0]), int(head[1])
+            if loaded is None:
+                loaded = _Loaded(roster, await player_names(conn, tid))
+            names, reread_all = loaded.names, False
+            if loaded.roster != roster:
+                names = await player_names(conn, tid)
+                reread_all = _renamed(loaded.names, names)
+            stamps = await game_stamps(conn, tid)
+            new = stamps if reread_all else stamps - loaded.stamps
+            gone = {stamp_game_id(stamp) for stamp in loaded.stamps - stamps}
+            everything = len(new) == len(stamps)  # the first time, or a rename
+            if everything:
+                read = await load_stored_games(conn, tid, names)
+            elif new:
+                read = await load_stored_games(conn, tid, names, [stamp_game_id(s) for s in new])
+            else:
+                read = []
+            lots = await lots_for_tournament(conn, tid)
+        # Nothing is changed before everything is read: a failed read leaves the games
+        # kept as they were, with the names they were read with.
+        self._loaded[tid] = loaded
+        try:
+            loaded.roster, loaded.names = roster, names
+            loaded.update(gone, read, everything=everything)
+        except BaseException:
+            del self._loaded[tid]  # half-updated: start afresh next time
+            raise
+        tournament = Tournament(
+            distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
+        )
+        scored, order = loaded.scored, tuple(loaded.ids)
+        standings = scored.standings(distance, order, tournament.lot)  # InvalidGameError
+        changes = scored.changes
+
+        def breakdowns() -> dict[str, GameBreakdown]:
+            if scored.changes != changes:  # games changed since: compute from this result's
+                return tournament_breakdowns(tournament)
+            return scored.breakdowns(distance, order)
+
+        return TournamentStandings(tournament, standings, _compute=breakdowns)

@@ -10,7 +10,11 @@ scoring-contract.md (``python -m scoring standings FILE``).
   every broken rule at once (``Problem.template`` / ``.params`` for translation);
 * ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``,
   ``b_value(distance)``, ``ci_value(i, b)``;
-* ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``.
+* ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``; ``game_tally(record)``
+  and ``RunningTally``: the standings kept up to date game by game;
+* ``incremental`` — ``ScoredGames``: a tournament's games each scored once, for a caller
+  that keeps them between changes (standings, problems and breakdowns after one
+  changed game cost that game, not the tournament).
 
 Every name is importable from ``scoring`` itself; the modules load on first use, so
 ``import scoring`` (and the command line, which needs no data classes) stays cheap.
@@ -23,6 +27,7 @@ from importlib import import_module
 from .typing_shim import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .incremental import ScoredGames
     from .model import (
         PENALTY_RULES,
         ROLE_COUNTS,
@@ -41,10 +46,19 @@ if TYPE_CHECKING:
         b_value,
         ci_value,
         game_breakdown,
+        game_ci,
         tournament_breakdowns,
     )
     from .problems import N_, Problem
-    from .standings import StandingRow, Standings, compute_standings, unresolved_ties
+    from .standings import (
+        GameTally,
+        RunningTally,
+        StandingRow,
+        Standings,
+        compute_standings,
+        game_tally,
+        unresolved_ties,
+    )
     from .validate import InvalidGameError, validate_game, validate_tournament
 
 _HOMES = {
@@ -66,10 +80,20 @@ _HOMES = {
         "b_value",
         "ci_value",
         "game_breakdown",
+        "game_ci",
         "tournament_breakdowns",
     ),
+    "incremental": ("ScoredGames",),
     "problems": ("N_", "Problem"),
-    "standings": ("StandingRow", "Standings", "compute_standings", "unresolved_ties"),
+    "standings": (
+        "GameTally",
+        "RunningTally",
+        "StandingRow",
+        "Standings",
+        "compute_standings",
+        "game_tally",
+        "unresolved_ties",
+    ),
     "validate": ("InvalidGameError", "validate_game", "validate_tournament"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -82,11 +106,14 @@ __all__ = [
     "SEAT_NUMBERS",
     "Game",
     "GameBreakdown",
+    "GameTally",
     "InputError",
     "InvalidGameError",
     "Problem",
     "Result",
     "Role",
+    "RunningTally",
+    "ScoredGames",
     "Seat",
     "SeatPoints",
     "StandingRow",
@@ -96,6 +123,8 @@ __all__ = [
     "ci_value",
     "compute_standings",
     "game_breakdown",
+    "game_ci",
+    "game_tally",
     "load_json",
     "parse_game",
     "parse_tournament",

@@ -33,6 +33,7 @@ __all__ = [
     "b_value",
     "ci_value",
     "game_breakdown",
+    "game_ci",
     "tournament_breakdowns",
 ]
 
@@ -101,9 +102,16 @@ def tournament_breakdowns(tournament: Tournament) -> dict[str, GameBreakdown]:
     for record, (_won, _leader, first, _first_red, compensating) in zip(
         records, outcomes, strict=True
     ):
-        ci = ci_value(i[first], b) if compensating else _ZERO
+        ci = game_ci(compensating, i[first], b)
         breakdowns[record.id] = breakdown_of_record(record, ci)
     return breakdowns
+
+
+def game_ci(compensating: bool, i: int, b: int) -> Fraction:
+    """The Ci a game gives its first-killed player: ``ci_value(i, B)`` with i his
+    first-night deaths as a red player over the whole tournament (8.6.1, D1), when the
+    game compensates him (8.6.2-8.6.3, ``rules.outcome``); else 0."""
+    return ci_value(i, b) if compensating else _ZERO
 
 
 def breakdown_of_record(record: GameRecord, ci: Fraction) -> GameBreakdown:

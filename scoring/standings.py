@@ -4,6 +4,11 @@ Per game everything is summed in integer hundredths with the rules of ``rules.py
 exact ``Fraction``s are built once per player, Ci as k × ci_value(i, B) where k is
 the number of games that compensate him and i his first-night deaths as a red
 player (8.6.1, D1). The order compares exact values (D3).
+
+``Tally`` sums a whole tournament at once (the command line); ``game_tally`` and
+``RunningTally`` keep the same totals game by game, with removals (the bot's live
+standings). Both take a game's part through ``_adder`` and build rows with ``_row``
+and ``_placed``, so each rule is applied in one place.
 """
 
 from __future__ import annotations
@@ -84,6 +89,73 @@ def standings_of_records(
 
 
 _Row = tuple[str, Fraction, Fraction, Fraction, Fraction, int, int, int, int]
+# What the games add up to, by player name, as ``Tally`` collects it: the seated players
+# of each game, each game's winners, the winning sheriffs/dons, the first-killed, those
+# of them who were red, those of them a game compensates, extra points in hundredths,
+# and the ids of games waiting for an approval.
+_Totals = tuple[
+    list[tuple[str, ...]],
+    list[tuple[str, ...]],
+    list[str],
+    list[str],
+    list[str],
+    list[str],
+    dict[str, int],
+    list[str],
+]
+
+
+def _new_totals() -> _Totals:
+    return ([], [], [], [], [], [], {}, [])
+
+
+def _adder(totals: _Totals) -> Callable[[GameRecord], None]:
+    """The function that adds one valid record's points to ``totals``: every rule of a
+    game's contribution, applied in this one place (``Tally`` and ``game_tally``)."""
+    seated, winners, leaders, deaths, red_deaths, compensations, extra, pending = totals
+
+    def add(record: GameRecord) -> None:
+        (
+            game_id,
+            _,
+            players,
+            _,
+            _,
+            _,
+            best_move,
+            _,
+            disqualified,
+            judged,
+            _,
+            penalized,
+            teams,
+        ) = record
+        if teams is None:
+            raise InvalidGameError(check_records([record]))
+        seated.append(players)
+        won, leading, first, first_red, compensating = outcome(record, teams)
+        if leading is not None:
+            winners.append(won)  # 8.2.1-8.2.2
+            leaders.append(leading)  # 8.7.3
+        if first is not None:
+            deaths.append(first)  # 8.7.4
+            if first_red:
+                red_deaths.append(first)  # i of 8.6.1 (D1)
+                if compensating:
+                    compensations.append(first)  # 8.6.2-8.6.3
+        if judged or best_move:
+            for seat, _best, _judge, _counted, waiting, bonus in bonuses(record, teams):
+                if bonus:
+                    player = players[seat - 1]
+                    extra[player] = extra.get(player, 0) + bonus
+                if waiting and (not pending or pending[-1] != game_id):
+                    pending.append(game_id)
+        if disqualified or penalized:
+            for seat, points in chain(disqualifications(record), penalty_points(record)):
+                player = players[seat - 1]
+                extra[player] = extra.get(player, 0) + points
+
+    return add
 
 
 class Tally:
@@ -97,58 +169,8 @@ class Tally:
     add: Callable[[GameRecord], None]
 
     def __init__(self) -> None:
-        seated: list[tuple[str, ...]] = []
-        winners: list[tuple[str, ...]] = []
-        leaders: list[str] = []
-        deaths: list[str] = []
-        red_deaths: list[str] = []
-        compensations: list[str] = []
-        extra: dict[str, int] = {}
-        pending: list[str] = []
-        self._totals = (seated, winners, leaders, deaths, red_deaths, compensations, extra, pending)
-
-        def add(record: GameRecord) -> None:
-            (
-                game_id,
-                _,
-                players,
-                _,
-                _,
-                _,
-                best_move,
-                _,
-                disqualified,
-                judged,
-                _,
-                penalized,
-                teams,
-            ) = record
-            if teams is None:
-                raise InvalidGameError(check_records([record]))
-            seated.append(players)
-            won, leading, first, first_red, compensating = outcome(record, teams)
-            if leading is not None:
-                winners.append(won)  # 8.2.1-8.2.2
-                leaders.append(leading)  # 8.7.3
-            if first is not None:
-                deaths.append(first)  # 8.7.4
-                if first_red:
-                    red_deaths.append(first)  # i of 8.6.1 (D1)
-                    if compensating:
-                        compensations.append(first)  # 8.6.2-8.6.3
-            if judged or best_move:
-                for seat, _best, _judge, _counted, waiting, bonus in bonuses(record, teams):
-                    if bonus:
-                        player = players[seat - 1]
-                        extra[player] = extra.get(player, 0) + bonus
-                    if waiting and (not pending or pending[-1] != game_id):
-                        pending.append(game_id)
-            if disqualified or penalized:
-                for seat, points in chain(disqualifications(record), penalty_points(record)):
-                    player = players[seat - 1]
-                    extra[player] = extra.get(player, 0) + points
-
-        self.add = add
+        self._totals = _new_totals()
+        self.add = _adder(self._totals)
 
     def standings(self, distance: int, lot: Sequence[str] = ()) -> Standings:
         seated, winners, leaders, deaths, red_deaths, compensations, extra, pending = self._totals
@@ -159,30 +181,172 @@ class Tally:
         first_night = Counter(deaths)
         i_of = Counter(red_deaths)
         k_of = Counter(compensations)
-        rows: list[_Row] = []
-        for player, played in games.items():
-            # Exact, with integer numerators over Ci's denominator (Fraction arithmetic
-            # is slow): ci = k × Ci (8.6.1), main = wins + ci, total = main + extra.
-            k = k_of[player]
-            each = ci_value(i_of[player], b)
-            ci_over, over = k * each.numerator, each.denominator
-            won = wins[player]
-            main_over = won * over + ci_over
-            hundredths = extra.get(player, 0)
-            rows.append(
-                (
-                    player,
-                    Fraction(main_over * 100 + hundredths * over, over * 100),
-                    Fraction(main_over, over),
-                    Fraction(hundredths, 100),
-                    Fraction(ci_over, over),
-                    won,
-                    wins_leader[player],
-                    first_night[player],
-                    played,
-                )
+        rows = [
+            _row(
+                player,
+                b,
+                played,
+                wins[player],
+                wins_leader[player],
+                first_night[player],
+                i_of[player],
+                k_of[player],
+                extra.get(player, 0),
             )
+            for player, played in games.items()
+        ]
         return Standings(B=b, rows=_placed(rows, lot), pending_games=tuple(pending))
+
+
+def _row(
+    player: str,
+    b: int,
+    played: int,
+    won: int,
+    won_leading: int,
+    deaths: int,
+    i: int,
+    k: int,
+    hundredths: int,
+) -> _Row:
+    """One player's exact values from his counts over the tournament (8.6.1, 8.7, D1).
+
+    Integer numerators over Ci's denominator (``Fraction`` arithmetic is slow):
+    ci = k × Ci(i, B) (8.6.1), main = wins + ci, total = main + extra.
+    """
+    each = ci_value(i, b)
+    ci_over, over = k * each.numerator, each.denominator
+    main_over = won * over + ci_over
+    return (
+        player,
+        Fraction(main_over * 100 + hundredths * over, over * 100),
+        Fraction(main_over, over),
+        Fraction(hundredths, 100),
+        Fraction(ci_over, over),
+        won,
+        won_leading,
+        deaths,
+        played,
+    )
+
+
+class GameTally(NamedTuple):
+    """What one valid game adds to the standings, by player name (``game_tally``)."""
+
+    game_id: str
+    players: tuple[str, ...]  # each plays one more game
+    winners: tuple[str, ...]  # one win each (8.2.1-8.2.2); none in a draw (8.2.3)
+    leader: str | None  # the winning sheriff or don (8.7.3)
+    first_killed: str | None  # shot on night 1, any role (8.7.4)
+    first_killed_red: bool  # ... as a civilian or the sheriff: counts for i (8.6.1, D1)
+    compensated: bool  # ... and this game gives him Ci (8.6.2-8.6.3)
+    extra: tuple[tuple[str, int], ...]  # hundredths: 8.2.4, 8.3.4, 8.4, 8.5 (D4, D7)
+    pending: bool  # judge's points above 0.5 wait for the chief judge's approval (D7)
+
+
+def game_tally(record: GameRecord) -> GameTally:
+    """One valid record's part of the standings, to add to (and later take out of) a
+    ``RunningTally``. Raises ``InvalidGameError`` if its roles break the rule (validate
+    the record first: ``check_record``)."""
+    totals = _new_totals()
+    _adder(totals)(record)
+    seated, winners, leaders, deaths, red_deaths, compensations, extra, pending = totals
+    return GameTally(
+        game_id=record.id,
+        players=seated[0],
+        winners=winners[0] if winners else (),
+        leader=leaders[0] if leaders else None,
+        first_killed=deaths[0] if deaths else None,
+        first_killed_red=bool(red_deaths),
+        compensated=bool(compensations),
+        extra=tuple(extra.items()),
+        pending=bool(pending),
+    )
+
+
+# Per player in a RunningTally: games, wins, wins as sheriff/don, first-night deaths,
+# i (8.6.1), games compensating him, extra points in hundredths.
+_GAMES, _WINS, _LEADS, _DEATHS, _I, _K, _EXTRA = range(7)
+
+
+class RunningTally:
+    """The standings' totals kept up to date game by game.
+
+    ``add`` and ``remove`` a game's ``GameTally`` as games are saved, corrected or
+    annulled; ``standings()`` then gives exactly what ``standings_of_records`` gives for
+    the records whose tallies are in it. Only the rows of players whose games changed
+    since the last ``standings()`` are recomputed, so that one saved game costs its ten
+    players plus the ordering, not the whole tournament.
+    """
+
+    __slots__ = ("_b", "_changed", "_counts", "_rows")
+
+    def __init__(self) -> None:
+        self._counts: dict[str, list[int]] = {}
+        self._changed: set[str] = set()
+        self._rows: dict[str, _Row] = {}
+        self._b: int | None = None
+
+    def add(self, tally: GameTally) -> None:
+        self._apply(tally, 1)
+
+    def remove(self, tally: GameTally) -> None:
+        """Take out a tally added before (an unknown one leaves the totals wrong)."""
+        self._apply(tally, -1)
+
+    def first_night_red(self, player: str) -> int:
+        """i of 8.6.1 (D1): the player's first-night deaths as a civilian or the sheriff."""
+        counts = self._counts.get(player)
+        return 0 if counts is None else counts[_I]
+
+    def _apply(self, tally: GameTally, sign: int) -> None:
+        counts = self._counts
+        for player in tally.players:
+            mine = counts.get(player)
+            if mine is None:
+                mine = counts[player] = [0] * 7
+            mine[_GAMES] += sign
+        # Everyone below is seated in the game, so has his counts now.
+        for player in tally.winners:
+            counts[player][_WINS] += sign
+        if tally.leader is not None:
+            counts[tally.leader][_LEADS] += sign
+        first = tally.first_killed
+        if first is not None:
+            mine = counts[first]
+            mine[_DEATHS] += sign
+            if tally.first_killed_red:
+                mine[_I] += sign
+                if tally.compensated:
+                    mine[_K] += sign
+        for player, hundredths in tally.extra:
+            counts[player][_EXTRA] += sign * hundredths
+        self._changed.update(tally.players)
+
+    def standings(
+        self, distance: int, lot: Sequence[str] = (), pending_games: Sequence[str] = ()
+    ) -> Standings:
+        """The standings of the games in the tally. ``pending_games`` are the ids of its
+        games that wait for an approval (``GameTally.pending``), in the tournament's order:
+        the tally keeps no order of games."""
+        b = b_value(distance)
+        rows = self._rows
+        changed: Iterable[str] = self._changed
+        if b != self._b:  # every Ci changes with B (8.6.1, D2)
+            rows.clear()
+            changed = list(self._counts)
+            self._b = b
+        counts = self._counts
+        for player in changed:
+            mine = counts.get(player)
+            if mine is None or not mine[_GAMES]:
+                counts.pop(player, None)
+                rows.pop(player, None)
+            else:
+                rows[player] = _row(player, b, *mine)
+        self._changed.clear()
+        placed = _placed(list(rows.values()), lot)
+        return Standings(B=b, rows=placed, pending_games=tuple(pending_games))
 
 
 _ZERO = Fraction(0)

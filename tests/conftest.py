@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# First, before anything imports aiogram: its models are then built lazily (bot/aiogram_models.py).
+import bot  # noqa: F401  # isort: skip
 from collections.abc import AsyncIterator
 from pathlib import Path
 

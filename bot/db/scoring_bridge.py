@@ -2,15 +2,17 @@
 
 ``load_scoring_tournament`` reads a whole tournament in five queries and builds the
 model without per-row ORM work, since the live standings are recomputed after every
-saved game.
+saved game. ``load_stored_games`` is that same reading of games, of all of them or of
+a few by id, with each game's place and stamp; ``game_stamps`` tells which games
+changed since they were read (what ``bot.standings`` reloads after a change).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.db.connection import Conn, fetch_all, fetch_val
 from bot.db.errors import NotFound
@@ -22,17 +24,24 @@ _ROLES = {r.value: r for r in Role}
 _RESULTS = {r.value: r for r in Result}
 _EMPTY: tuple[int, ...] = ()
 
+# A game's stamp: its id in the high bits and, in the low 32, a number that changes with
+# every change of the game or of its seats (games.version, bumped by triggers whoever
+# writes, schema v3). created_at is mixed in because SQLite may give a deleted game's
+# id to the next new game, which would then start again from the same version.
+_STAMP = "(g.id << 32) | ((g.version + g.created_at * 65537) & 4294967295)"
+_STAMP_SHIFT = 32
+
 # Reading rows costs per row and per value, so seats come as one text per game
 # ("player_id:role,..." in seat order, checked against the seat list), and the few
 # seats with more than player and role come separately, through a partial index.
 _GAMES_SQL = """
-SELECT g.id, g.round, g.table_no, g.result, g.day1_voted_out, g.first_killed,
+SELECT g.id, {stamp}, g.round, g.table_no, g.result, g.day1_voted_out, g.first_killed,
        g.best_move, g.best_move_hint,
        (SELECT group_concat(s.seat) FROM game_seats s WHERE s.game_id = g.id),
        (SELECT group_concat(s.player_id || ':' || s.role) FROM game_seats s
         WHERE s.game_id = g.id)
 FROM games g
-WHERE g.tournament_id = ? AND g.status <> 'annulled'
+WHERE {where} AND g.status <> 'annulled'
 ORDER BY g.round, g.table_no
 """
 # Annulled games' details are read too (the partial index knows no game status) and
@@ -41,7 +50,20 @@ _DETAILS_SQL = """
 SELECT s.game_id, s.seat, s.disqualified, s.judge_extra, s.chief_approved, s.penalties
 FROM game_seats s
 WHERE s.tournament_id = ?
-  AND (disqualified OR judge_extra OR chief_approved OR penalties <> '[]')
+  AND (disqualified OR judge_extra OR chief_approved OR penalties <> '[]'){only}
+"""
+_ALL_GAMES_SQL = _GAMES_SQL.format(stamp=_STAMP, where="g.tournament_id = ?")
+_ALL_DETAILS_SQL = _DETAILS_SQL.format(only="")
+# Or only a few games, by id: a JSON list, any number of them in one parameter. The
+# unary + makes SQLite look the rows up by id instead of scanning the tournament's.
+_SOME_GAMES_SQL = _GAMES_SQL.format(
+    stamp=_STAMP, where="g.id IN (SELECT value FROM json_each(?)) AND +g.tournament_id = ?"
+)
+_SOME_DETAILS_SQL = _DETAILS_SQL.format(only=" AND s.game_id IN (SELECT value FROM json_each(?))")
+# One JSON text for all the stamps: far cheaper than a row per game.
+_STAMPS_SQL = f"""
+SELECT json_group_array({_STAMP}) FROM games g
+WHERE g.tournament_id = ? AND g.status <> 'annulled'
 """
 _SEAT_ORDER = ",".join(str(n) for n in SEAT_NUMBERS)
 
@@ -79,6 +101,28 @@ def merge_lots(lots: Iterable[LotRow], names: Mapping[int, str]) -> tuple[str, .
     return tuple(ordered)
 
 
+class StoredGame(NamedTuple):
+    """A stored game that counts, as the engine's model, with its row id and place."""
+
+    id: int  # games.id
+    stamp: int  # as in game_stamps(): changes with every change of the game
+    round: int
+    table_no: int
+    game: Game
+
+
+def stamp_game_id(stamp: int) -> int:
+    """The games.id of a stamp."""
+    return stamp >> _STAMP_SHIFT
+
+
+async def game_stamps(conn: Conn, tournament_id: int) -> set[int]:
+    """The stamps of the tournament's games that count (not annulled): each game's id
+    and its change counter in one number, so that two sets of stamps tell which games
+    changed, came or went (``stamp_game_id``)."""
+    return set(json.loads(await fetch_val(conn, _STAMPS_SQL, (tournament_id,))))
+
+
 async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
     """The tournament as the scoring engine's model: games that count (not annulled),
     in round/table order, ids ``R{round}-T{table}``, player names = nicknames."""
@@ -87,27 +131,53 @@ async def load_scoring_tournament(conn: Conn, tournament_id: int) -> Tournament:
     )
     if distance is None:
         raise NotFound("tournament", tournament_id)
-    names = {
+    names = await player_names(conn, tournament_id)
+    stored = await load_stored_games(conn, tournament_id, names)
+    lots = await lots_for_tournament(conn, tournament_id)
+    return Tournament(
+        distance=int(distance),
+        games=tuple(s.game for s in stored),
+        lot=merge_lots(lots, names),
+    )
+
+
+async def player_names(conn: Conn, tournament_id: int) -> dict[int, str]:
+    """Player id → nickname: the names of the scoring model."""
+    return {
         r[0]: r[1]
         for r in await fetch_all(
             conn, "SELECT id, nickname FROM players WHERE tournament_id = ?", (tournament_id,)
         )
     }
-    detail_rows = await fetch_all(conn, _DETAILS_SQL, (tournament_id,))
-    game_rows = await fetch_all(conn, _GAMES_SQL, (tournament_id,))
-    lots = await lots_for_tournament(conn, tournament_id)
-    return Tournament(
-        distance=int(distance),
-        games=_build_games(names, detail_rows, game_rows),
-        lot=merge_lots(lots, names),
-    )
+
+
+async def load_stored_games(
+    conn: Conn,
+    tournament_id: int,
+    names: Mapping[int, str],
+    game_ids: Collection[int] | None = None,
+) -> list[StoredGame]:
+    """The tournament's games that count (not annulled), in round/table order, as the
+    engine's model; only those of ``game_ids`` when given (annulled ones left out).
+    ``names`` is ``player_names`` of the tournament."""
+    if game_ids is None:
+        detail_rows = await fetch_all(conn, _ALL_DETAILS_SQL, (tournament_id,))
+        game_rows = await fetch_all(conn, _ALL_GAMES_SQL, (tournament_id,))
+    elif not game_ids:
+        return []
+    else:
+        only = json.dumps(list(game_ids))
+        detail_rows = await fetch_all(conn, _SOME_DETAILS_SQL, (tournament_id, only))
+        game_rows = await fetch_all(conn, _SOME_GAMES_SQL, (only, tournament_id))
+    return _build_games(names, detail_rows, game_rows)
 
 
 def _build_games(
     names: Mapping[int, str],
     detail_rows: Iterable[Sequence[Any]],
     game_rows: Iterable[Sequence[Any]],
-) -> tuple[Game, ...]:
+) -> list[StoredGame]:
+    """The one way rows of ``_GAMES_SQL`` and ``_DETAILS_SQL`` become games."""
     details: dict[int, _Details] = {}
     fractions: dict[int, Fraction] = {}
     for game_id, seat_no, dq, extra, approved, penalties in detail_rows:
@@ -129,9 +199,9 @@ def _build_games(
     # Seats and best moves are immutable, so equal ones are shared between games.
     seats_of: dict[str, Seat] = {}
     moves: dict[str, tuple[int, ...]] = {"[]": _EMPTY}
-    games = []
+    games: list[StoredGame] = []
     for row in game_rows:
-        (gid, round_no, table_no, result, voted_out, first_killed, best_move, hint,
+        (gid, stamp, round_no, table_no, result, voted_out, first_killed, best_move, hint,
          seat_list, packed) = row  # fmt: skip
         tokens = packed.split(",") if packed else []
         if seat_list != _SEAT_ORDER and tokens:
@@ -149,22 +219,21 @@ def _build_games(
         if move is None:
             move = moves[best_move] = tuple(json.loads(best_move))
         d = details.get(gid) or _Details()  # fresh: games share no mutable mapping
-        games.append(
-            Game(
-                id=game_code(round_no, table_no),
-                result=_RESULTS[result],
-                seats=tuple(seats),
-                day1_voted_out=voted_out,
-                first_killed=first_killed,
-                best_move=move,
-                best_move_hint=bool(hint),
-                disqualified=tuple(sorted(d.disqualified)),
-                judge_extras=d.extras,
-                chief_approved=frozenset(d.approved),
-                penalties=d.penalties,
-            )
+        game = Game(
+            id=game_code(round_no, table_no),
+            result=_RESULTS[result],
+            seats=tuple(seats),
+            day1_voted_out=voted_out,
+            first_killed=first_killed,
+            best_move=move,
+            best_move_hint=bool(hint),
+            disqualified=tuple(sorted(d.disqualified)),
+            judge_extras=d.extras,
+            chief_approved=frozenset(d.approved),
+            penalties=d.penalties,
         )
-    return tuple(games)
+        games.append(StoredGame(gid, stamp, round_no, table_no, game))
+    return games
 
 
 def game_from_record(game: GameRecord) -> Game:

@@ -16,7 +16,15 @@ from bot.db.games import GameDraft, SeatDraft, annul_game, approvals_for_game, d
 from bot.db.games import save_game as store_game
 from bot.db.lots import record_lot
 from bot.db.players import add_player
-from bot.db.scoring_bridge import game_from_draft, game_from_record, load_scoring_tournament
+from bot.db.scoring_bridge import (
+    game_from_draft,
+    game_from_record,
+    game_stamps,
+    load_scoring_tournament,
+    load_stored_games,
+    player_names,
+    stamp_game_id,
+)
 from bot.db.tournaments import TournamentRow, create_tournament
 from scoring.model import Game, Result, Role, Seat, Tournament
 from tests.db.helpers import CHIEF, ENDED, JUDGE, ROLES, make_draft
@@ -133,6 +141,35 @@ async def test_bridge_details(db: Database, tournament: TournamentRow, players: 
     assert [s.role for s in game.seats] == list(ROLES)
     assert model.lot[:3] == ("P3", "P1", "P2")  # the newer draw of the grown group wins
     assert game_from_record(record) == game
+
+
+async def test_game_stamps_change_with_the_game_or_its_seats(
+    db: Database, tournament: TournamentRow, players: list[int]
+) -> None:
+    async with db.transaction() as conn:
+        first = await store_game(conn, tournament.id, make_draft(players), JUDGE, ENDED)
+        second = await store_game(
+            conn, tournament.id, make_draft(players, table_no=2), JUDGE, ENDED
+        )
+        before = await game_stamps(conn, tournament.id)
+        stored = await load_stored_games(
+            conn, tournament.id, await player_names(conn, tournament.id)
+        )
+    assert {stamp_game_id(s) for s in before} == {first, second}
+    assert {s.stamp for s in stored} == before  # a game read carries the stamp it was read at
+    # Any write to a seat, even by plain SQL, gives the game a new stamp (schema v3 triggers).
+    await db.execute(
+        "UPDATE game_seats SET judge_extra = 30 WHERE game_id = ? AND seat = 1", (first,)
+    )
+    async with db.read() as conn:
+        after = await game_stamps(conn, tournament.id)
+    assert (
+        len(after) == 2 and after - before and {stamp_game_id(s) for s in after - before} == {first}
+    )
+    async with db.transaction() as conn:
+        await annul_game(conn, second, annulled_by=CHIEF)
+        left = await game_stamps(conn, tournament.id)
+    assert {stamp_game_id(s) for s in left} == {first}  # annulled games do not count
 
 
 def test_game_from_draft() -> None:

@@ -62,7 +62,9 @@ class BotProcess:
         self.fake = fake
         self.cwd = cwd
         self.returncode: int | None = None
-        self.peak_memory_kb: int | None = None  # max VmHWM seen (and ru_maxrss at exit)
+        # Max VmHWM sampled from /proc/PID/status while the bot runs. Not wait4's ru_maxrss:
+        # for a child started by fork+exec it also counts the pages of pytest, the forker.
+        self.peak_memory_kb: int | None = None
         self.starts = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._sampler: asyncio.Task[None] | None = None
@@ -96,19 +98,17 @@ class BotProcess:
                 self.peak_memory_kb = max(self.peak_memory_kb or 0, hwm)
 
     def _reap(self, block: bool = False) -> int | None:
-        """Collect the exit status ourselves (wait4 also gives the peak RSS)."""
+        """Collect the exit status ourselves; None while the bot runs (unless `block`)."""
         if self._proc is None or self.returncode is not None:
             return self.returncode
         try:
-            pid, status, usage = os.wait4(self._proc.pid, 0 if block else os.WNOHANG)
+            pid, status = os.waitpid(self._proc.pid, 0 if block else os.WNOHANG)
         except ChildProcessError:
-            pid, status, usage = self._proc.pid, 0, None
+            pid, status = self._proc.pid, 0
         if pid == 0:
             return None
         self.returncode = os.waitstatus_to_exitcode(status)
         self._proc.returncode = self.returncode
-        if usage is not None and usage.ru_maxrss:
-            self.peak_memory_kb = max(self.peak_memory_kb or 0, usage.ru_maxrss)
         return self.returncode
 
     async def _sample_loop(self) -> None:

@@ -17,8 +17,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
-
 from .bot_process import BotFactory, BotProcess, requires_bot
 from .fake_telegram import FakeTelegram, Hold
 from .scenario import (

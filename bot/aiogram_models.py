@@ -1,0 +1,149 @@
+"""Build aiogram's ~400 types lazily, on first use, instead of all of them at import.
+
+`aiogram/types/__init__.py` ends with a loop calling `model_rebuild(_types_namespace=...)` on
+every TelegramObject, which makes pydantic build a validator and serializer for each one
+(although their config says `defer_build=True`): ~105 MiB and ~3 s per process (measured on
+`import bot.app`), mostly for models the bot never sees. `install()` makes that loop only
+record the namespace, so pydantic builds each model the first time it is used.
+
+A lazily built model must still resolve its string annotations, and aiogram's modules import
+the types they refer to under `TYPE_CHECKING` only. In pydantic 2.13 a deferred model rebuilds
+with its own `__pydantic_parent_namespace__` (merged over the locals of the frame that first
+touched it), and the models nested in it (`User` in `Message`) are resolved with the namespace
+of that *root*, never their own (`NsResolver`). So every aiogram model that can be a root gets
+the namespace aiogram's loop passes:
+
+- the classes in `aiogram.types.__all__` (done by the patched loop);
+- the `TelegramMethod` subclasses: not deferred, they are built at import, and the ones whose
+  types cannot be resolved then fall back to pydantic's "rebuild on first use";
+- `Response`: its parametrizations (`Response[Message]`, made by the session for each answer)
+  inherit the attribute, as pydantic creates them without a namespace of their own.
+
+Then a lazy build resolves the names aiogram's eager loop resolves, whatever is used first;
+tests/test_aiogram_models.py compares every model's JSON schema with the eager build. Not
+covered: a pydantic model *outside* aiogram nesting an aiogram type (none in this project);
+it resolves only if that type was built before, or if its own module has the names.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from aiogram.methods import TelegramMethod
+
+log = logging.getLogger(__name__)
+
+# The module whose loop builds every type; the patch acts on calls from there only.
+_TYPES_MODULE = "aiogram.types"
+
+_installed = False
+# The namespace aiogram's loop passes (all type names plus typing helpers); one dict for all.
+_namespace: dict[str, Any] | None = None
+# Strong references to `Response[...]`: pydantic's cache of parametrized generics is weak.
+_pinned: dict[Any, type[BaseModel]] = {}
+
+
+def install() -> None:
+    """Import aiogram with its types deferred. Must run before aiogram is first imported.
+
+    Idempotent. If aiogram is already imported (its types built eagerly), it does nothing.
+    """
+    global _installed
+    if _installed:
+        return
+    if "aiogram" in sys.modules:
+        log.debug("aiogram is already imported (types built eagerly): not making them lazy")
+        return
+    _installed = True
+    original = BaseModel.__dict__["model_rebuild"]
+
+    def record(
+        cls: type[BaseModel],
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: dict[str, Any] | None = None,
+    ) -> bool | None:
+        global _namespace
+        if (
+            _types_namespace is not None
+            and not force
+            and sys._getframe(1).f_globals.get("__name__") == _TYPES_MODULE
+        ):
+            if _namespace is None:
+                _namespace = dict(_types_namespace)
+            if not cls.__pydantic_complete__:
+                # pydantic reads it (through `unpack_lenient_weakvaluedict`, which accepts a
+                # plain dict) when it builds the model on first use.
+                cls.__pydantic_parent_namespace__ = _namespace
+            return None
+        # Any other caller (e.g. pydantic parametrizing a generic) gets the real method.
+        return original.__func__(  # type: ignore[no-any-return]
+            cls,
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth,
+            _types_namespace=_types_namespace,
+        )
+
+    BaseModel.model_rebuild = classmethod(record)  # type: ignore[method-assign,assignment]
+    try:
+        import aiogram  # noqa: F401  (imports aiogram.types, then aiogram.methods)
+    finally:
+        BaseModel.model_rebuild = original  # type: ignore[method-assign]
+    if _namespace is None:
+        # aiogram no longer builds its types in that loop: they are eager, and correct.
+        log.warning("aiogram's types were not deferred: its type loop was not seen")
+        return
+    from aiogram.methods.base import Response, TelegramMethod
+
+    # Parametrizations (`TelegramMethod[Message]`, `Response[...]`) inherit the attribute.
+    roots: list[type[BaseModel]] = [Response, TelegramMethod, *_subclasses(TelegramMethod)]
+    for model in roots:
+        model.__pydantic_parent_namespace__ = _namespace
+    log.debug("aiogram imported with its types deferred")
+
+
+def _subclasses(cls: type[BaseModel]) -> Iterator[type[BaseModel]]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def project_methods() -> tuple[type[TelegramMethod[Any]], ...]:
+    """The Bot API methods this bot calls: its own calls, the Message/CallbackQuery shortcuts
+    it uses (answer, reply, edit_text, ...), and aiogram's polling (getMe, getUpdates)."""
+    from aiogram import methods as m
+
+    return (
+        m.GetUpdates, m.GetMe, m.SetMyCommands, m.SendMessage, m.SendPhoto, m.SendDocument,
+        m.SendMediaGroup, m.EditMessageText, m.EditMessageReplyMarkup, m.AnswerCallbackQuery,
+        m.PinChatMessage, m.GetChatMember,
+    )
+
+
+def pin_response_types(methods: Iterable[type[TelegramMethod[Any]]] | None = None) -> None:
+    """Build and keep `Response[...]` for the return types of `methods` (default: the bot's).
+
+    aiogram's session parametrizes `Response[method.__returning__]` for every answer, and
+    pydantic keeps parametrized generics in a weak cache: after a GC collection the class and
+    its validator are built again on the next call. Idempotent.
+    """
+    from aiogram.methods.base import Response
+    from aiogram.types import Message, Update
+
+    # Built as models of their own first, they are reused by the validators built below
+    # (pydantic-core's prebuilt validators) instead of being copied into each of them.
+    for hub in (Message, Update):
+        hub.model_rebuild()
+    for method in project_methods() if methods is None else methods:
+        returning = method.__returning__
+        if returning not in _pinned:
+            _pinned[returning] = Response[returning]  # type: ignore[valid-type]

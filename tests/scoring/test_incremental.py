@@ -1,0 +1,176 @@
+"""``ScoredGames``, ``game_tally`` and ``RunningTally``: the same results as the whole
+tournament computed at once, whatever games were put, replaced and taken out."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scoring import (
+    InvalidGameError,
+    RunningTally,
+    ScoredGames,
+    compute_standings,
+    game_ci,
+    game_tally,
+    tournament_breakdowns,
+    validate_tournament,
+)
+from scoring.model import Game, Result, Tournament
+from scoring.record import record_of_game
+from scoring.standings import standings_of_records
+
+from .builders import game, names
+from .test_properties import MUTATIONS, POOL, SETTINGS, valid_games
+
+KEYS = range(8)
+IDS = [f"R{n}" for n in range(6)]  # fewer ids than keys: some games share an id (rule "id")
+
+
+def assert_same_as_whole(scored: ScoredGames, t: Tournament, order: list[int]) -> None:
+    """What ``scored`` gives for ``order`` is what the engine gives for ``t`` at once."""
+    problems = validate_tournament(t)
+    assert scored.problems(order) == problems
+    if problems:
+        with pytest.raises(InvalidGameError) as raised:
+            scored.standings(t.distance, order, t.lot)
+        assert raised.value.problems == tuple(problems)
+        with pytest.raises(InvalidGameError):
+            scored.breakdowns(t.distance, order)
+        return
+    assert scored.standings(t.distance, order, t.lot) == compute_standings(t)
+    got = scored.breakdowns(t.distance, order)
+    expected = tournament_breakdowns(t)
+    assert got == expected and list(got) == list(expected)
+
+
+@st.composite
+def some_game(draw: st.DrawFn) -> Game:
+    played = draw(valid_games(draw(st.sampled_from(IDS))))
+    if draw(st.integers(0, 9)) == 0:  # now and then a game that breaks a rule
+        played = MUTATIONS[draw(st.sampled_from(sorted(MUTATIONS)))](played)
+    return played
+
+
+@SETTINGS
+@given(st.data())
+def test_scored_games_follow_puts_and_discards_like_the_whole_tournament(data: Any) -> None:
+    scored = ScoredGames()
+    held: dict[int, Game] = {}
+    distance = 10
+    lot: tuple[str, ...] = ()
+    for _step in range(data.draw(st.integers(1, 25))):
+        action = data.draw(st.sampled_from(["put", "put", "put", "discard", "distance", "lot"]))
+        if action == "put":
+            key = data.draw(st.sampled_from(KEYS))
+            held[key] = data.draw(some_game())
+            scored.put(key, held[key])
+        elif action == "discard":
+            key = data.draw(st.sampled_from(KEYS))
+            held.pop(key, None)
+            scored.discard(key)
+        elif action == "distance":
+            distance = data.draw(st.integers(1, 12))
+        else:
+            lot = tuple(data.draw(st.lists(st.sampled_from(POOL), unique=True, max_size=6)))
+        assert len(scored) == len(held) and all(key in scored for key in held)
+        order = data.draw(st.permutations(list(held)))
+        t = Tournament(distance=distance, games=tuple(held[k] for k in order), lot=lot)
+        assert_same_as_whole(scored, t, list(order))
+
+
+@SETTINGS
+@given(st.lists(valid_games(), min_size=1, max_size=8), st.data())
+def test_running_tally_after_removals_is_the_tally_of_what_is_left(
+    games: list[Game], data: Any
+) -> None:
+    records = [record_of_game(dataclasses.replace(g, id=f"G{n}")) for n, g in enumerate(games)]
+    running = RunningTally()
+    tallies = [game_tally(record) for record in records]
+    for tally in tallies:
+        running.add(tally)
+    running.standings(10)  # rows are kept from here on
+    removed = data.draw(st.sets(st.integers(0, len(records) - 1)))
+    for index in removed:
+        running.remove(tallies[index])
+    left = [r for n, r in enumerate(records) if n not in removed]
+    pending = [t.game_id for n, t in enumerate(tallies) if n not in removed and t.pending]
+    distance = data.draw(st.integers(1, 12))
+    assert running.standings(distance, (), pending) == standings_of_records(distance, (), left)
+
+
+def test_a_breakdown_is_kept_until_its_ci_changes_D1() -> None:
+    # P1 (seat 1, a civilian) is shot on night 1 and black wins: R1 compensates him.
+    first = game("black", id="R1", first_killed=1)
+    other = game("red", id="R2", players=names("Q"))
+    scored = ScoredGames()
+    scored.put(1, first)
+    scored.put(2, other)
+    before = scored.breakdowns(10, [1, 2])
+    assert before["R1"].seats[0].ci == Fraction(1, 10)  # i = 1, B = 4
+    # P1 shot on night 1 again, as a red player: i = 2 changes R1's Ci (D1) only.
+    scored.put(3, game("red", id="R3", first_killed=1))
+    after = scored.breakdowns(10, [1, 2, 3])
+    assert after["R1"].seats[0].ci == Fraction(1, 5)
+    assert after["R2"] is before["R2"]  # kept: its Ci did not change
+    t = Tournament(10, (first, other, game("red", id="R3", first_killed=1)))
+    assert after == tournament_breakdowns(t)
+
+
+def test_putting_an_equal_game_again_changes_nothing() -> None:
+    scored = ScoredGames()
+    scored.put("a", game(id="R1"))
+    changes = scored.changes
+    scored.put("a", game(id="R1"))
+    assert scored.changes == changes
+    scored.put("a", game("black", id="R1"))
+    assert scored.changes > changes
+    changes = scored.changes
+    scored.discard("b")  # not held: nothing to do
+    assert scored.changes == changes
+
+
+def test_games_sharing_an_id_break_rule_id_until_one_goes() -> None:
+    scored = ScoredGames()
+    scored.put(1, game(id="R1"))
+    scored.put(2, game(id="R1", players=names("Q")))
+    assert [p.rule for p in scored.problems([1, 2])] == ["id"]
+    with pytest.raises(InvalidGameError):
+        scored.standings(10, [1, 2])
+    scored.discard(1)
+    assert scored.problems([2]) == []
+    assert scored.standings(10, [2]).rows[0].wins == 1
+
+
+def test_pending_games_are_listed_in_the_order_given_D7() -> None:
+    waiting = {1: "0.6"}  # above 0.5, not approved: pending (D7)
+    scored = ScoredGames()
+    scored.put("x", game(id="R2", judge=waiting))
+    scored.put("y", game(id="R1", judge=waiting, players=names("Q")))
+    assert scored.standings(10, ["y", "x"]).pending_games == ("R1", "R2")
+    assert scored.standings(10, ["x", "y"]).pending_games == ("R2", "R1")
+
+
+def test_order_must_name_every_game() -> None:
+    scored = ScoredGames()
+    scored.put(1, game(id="R1"))
+    with pytest.raises(ValueError):
+        scored.standings(10, [])
+
+
+def test_game_ci_is_ci_value_for_a_compensating_game_only() -> None:
+    assert game_ci(True, 2, 4) == Fraction(1, 5)  # 2 × 0.4 / 4 (8.6.1)
+    assert game_ci(True, 5, 4) == Fraction(2, 5)  # i above B: 0.4
+    assert game_ci(False, 2, 4) == 0  # a red win or a draw compensates nobody (8.6.2)
+
+
+def test_game_tally_of_a_black_win_with_the_first_killed_civilian() -> None:
+    tally = game_tally(record_of_game(game(Result.BLACK.value, id="R1", first_killed=2)))
+    assert tally.winners == ("P8", "P9", "P10") and tally.leader == "P10"
+    assert (tally.first_killed, tally.first_killed_red, tally.compensated) == ("P2", True, True)
+    assert tally.extra == () and not tally.pending
