@@ -434,6 +434,10 @@ class InstantSession(BaseSession):
         self.order: dict[int, list[int]] = {}  # chat -> the bot's message ids, oldest first
         self.requests: Counter[str] = Counter()
         self.answers: Counter[str] = Counter()  # callback answers by text
+        # The requests made while each update was fed (set by Feeder.feed), for a bare
+        # dispatcher that makes the same calls (the framework's own cost of a stream).
+        self.calls: dict[int, list[TelegramMethod[Any]]] = {}
+        self.current_update: int | None = None
         self._ids: dict[int, Iterator[int]] = {}
         self._files = itertools.count(1)
 
@@ -466,6 +470,8 @@ class InstantSession(BaseSession):
                 params[key] = prepared
         name = method.__api_method__
         self.requests[name] += 1
+        if self.current_update is not None:
+            self.calls.setdefault(self.current_update, []).append(method)
         result = self._answer(bot, name, params, method)
         content = self.json_dumps({"ok": True, "result": result})
         return self.check_response(bot, method, 200, content).result
@@ -666,8 +672,12 @@ class Feeder:
     # -- feeding ------------------------------------------------------------------------
 
     async def feed(self, update: Json, kind: str) -> float:
+        self.session.current_update = update["update_id"]
         started = time.perf_counter()
-        await self.dispatcher.feed_raw_update(self.bot, update)
+        try:
+            await self.dispatcher.feed_raw_update(self.bot, update)
+        finally:
+            self.session.current_update = None
         elapsed = time.perf_counter() - started
         self.latencies.append(elapsed)
         self.kinds.append(kind)

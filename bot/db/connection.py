@@ -49,8 +49,10 @@ class Database:
         self._owner: asyncio.Task[Any] | None = None
         self._savepoints = 0
         self._closed = False
-        # Committed writes so far: what was read stays valid while this is unchanged.
-        self.writes = 0
+        # Transactions committed so far: what was read of the domain (tournaments, staff,
+        # players, games...) stays valid while this is unchanged. ``write()`` is for the
+        # bot's runtime tables (fsm, processed_updates) and doesn't count.
+        self.changes = 0
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Sequence[Step] = MIGRATIONS) -> Database:
@@ -126,7 +128,7 @@ class Database:
                 await _rollback_quietly(conn)
                 raise
             finally:
-                self.writes += 1
+                self.changes += 1
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -144,16 +146,23 @@ class Database:
     async def write(self, sql: str, params: Params = ()) -> None:
         """One statement, atomic on its own: a single round trip (no BEGIN/COMMIT).
 
-        Inside the task's ``transaction()`` it becomes part of that transaction.
+        For the bot's runtime tables (fsm, processed_updates): it doesn't count as a
+        change of the domain (``changes``). Inside the task's ``transaction()`` it
+        becomes part of that transaction.
         """
         if self._holds_lock():
             await self._conn.execute_fetchall(sql, params)
             return
         async with self._locked():
-            try:
-                await self._conn.execute_fetchall(sql, params)
-            finally:
-                self.writes += 1
+            await self._conn.execute_fetchall(sql, params)
+
+    async def write_many(self, sql: str, params: Iterable[Params]) -> None:
+        """``write`` for several parameter sets, in one round trip."""
+        if self._holds_lock():
+            await self._conn.executemany(sql, params)
+            return
+        async with self._locked():
+            await self._conn.executemany(sql, params)
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[None]:

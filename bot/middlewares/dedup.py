@@ -7,9 +7,10 @@ update stores is idempotent (a game's ``draft_id``, a card tap's callback id).
 
 Only updates fetched before a restart can come again, and update ids grow, so the
 database is asked only about ids up to the highest one recorded before this process
-started (read once); later ones are checked in memory. The record itself is written
-right after the handler without holding up the caller (a round trip to the database
-thread); ``drain()`` (a shutdown hook) waits for the records still being written.
+started (read once); later ones are checked in memory. The records are written right
+after the handler by one background writer, without holding up the caller, as many
+as have gathered in one round trip to the database thread; ``drain()`` (a shutdown
+hook) waits for the records still being written.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class DedupMiddleware(BaseMiddleware):
         self._memory = memory
         # Ids up to this one may be in the database only (None: not read yet).
         self._ask_db_upto: int | None = None
-        self._records: set[asyncio.Task[None]] = set()
+        self._unrecorded: list[int] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def __call__(
         self,
@@ -88,14 +90,14 @@ class DedupMiddleware(BaseMiddleware):
         finally:
             self._in_flight.discard(update_id)
             self._remember(update_id)
-            task = asyncio.create_task(self._record(db, update_id))
-            self._records.add(task)
-            task.add_done_callback(self._records.discard)
+            self._unrecorded.append(update_id)
+            if self._writer is None or self._writer.done():
+                self._writer = asyncio.create_task(self._record(db), name="dedup-records")
 
     async def drain(self) -> None:
         """Wait for the records still being written (before the database closes)."""
-        while self._records:
-            await asyncio.gather(*self._records, return_exceptions=True)
+        while self._writer is not None and not self._writer.done():
+            await asyncio.gather(self._writer, return_exceptions=True)
 
     async def _in_database(self, db: Database, update_id: int) -> bool:
         if self._ask_db_upto is None:
@@ -116,17 +118,22 @@ class DedupMiddleware(BaseMiddleware):
             # From now on the database answers for it.
             self._ask_db_upto = max(self._ask_db_upto or 0, forgotten)
 
-    async def _record(self, db: Database, update_id: int) -> None:
-        # Never let bookkeeping replace the handler's own result or exception.
-        try:
-            await db.write(
-                "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
-                " ON CONFLICT (update_id) DO NOTHING",
-                (update_id, ts_or_now(None)),
-            )
-            if time.monotonic() - self._last_prune >= self._prune_every:
-                self._last_prune = time.monotonic()
-                cutoff = to_ts(utcnow() - self._keep)
-                await db.write("DELETE FROM processed_updates WHERE processed_at < ?", (cutoff,))
-        except Exception:
-            log.exception("could not record update %s as processed", update_id)
+    async def _record(self, db: Database) -> None:
+        while self._unrecorded:
+            batch, self._unrecorded = self._unrecorded, []
+            now = ts_or_now(None)
+            # Never let bookkeeping replace a handler's own result or exception.
+            try:
+                await db.write_many(
+                    "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
+                    " ON CONFLICT (update_id) DO NOTHING",
+                    [(update_id, now) for update_id in batch],
+                )
+                if time.monotonic() - self._last_prune >= self._prune_every:
+                    self._last_prune = time.monotonic()
+                    cutoff = to_ts(utcnow() - self._keep)
+                    await db.write(
+                        "DELETE FROM processed_updates WHERE processed_at < ?", (cutoff,)
+                    )
+            except Exception:
+                log.exception("could not record updates %s as processed", batch)

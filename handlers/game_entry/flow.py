@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
@@ -73,8 +74,8 @@ class Ctx:
     user_id: int
     # Slower work (messages to others) run after the callback is answered.
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # The tournament as ``authorize`` read it, and the database's write count then: the
-    # card reuses it unless something was written since (one read per tap, not two).
+    # The tournament as ``authorize`` read it, and the database's change count then: the
+    # card reuses it unless something was changed since (one read per tap, not two).
     _seen: tuple[int, TournamentRow] | None = None
 
     async def run_after(self) -> None:
@@ -83,14 +84,14 @@ class Ctx:
 
     async def tournament(self, conn: Conn, tournament_id: int) -> TournamentRow | None:
         seen = self._seen
-        if seen is not None and seen[0] == self.db.writes and seen[1].id == tournament_id:
+        if seen is not None and seen[0] == self.db.changes and seen[1].id == tournament_id:
             return seen[1]
         found = await tournaments.get_tournament(conn, tournament_id)
         self.remember(found)
         return found
 
     def remember(self, tournament: TournamentRow | None) -> None:
-        self._seen = None if tournament is None else (self.db.writes, tournament)
+        self._seen = None if tournament is None else (self.db.changes, tournament)
 
 
 # An action changes the draft and returns None, or refuses with a one-line reason
@@ -142,13 +143,37 @@ def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
     return message is None or message.message_id != d.card_id or message.chat.id != d.card_chat
 
 
+# (tournament, user) -> (the database's change count, the tournament, his role): the
+# roles tables as last read, kept until any transaction commits (a judge taps his card
+# dozens of times a game; roles change a few times a tournament).
+_ROLES: WeakKeyDictionary[Database, dict[tuple[int, int], tuple[int, Any, Any]]] = (
+    WeakKeyDictionary()
+)
+
+
+async def tournament_and_role(
+    db: Database, tournament_id: int, user_id: int
+) -> tuple[TournamentRow | None, str | None]:
+    known = _ROLES.setdefault(db, {})
+    found = known.get((tournament_id, user_id))
+    if found is not None and found[0] == db.changes:
+        return found[1], found[2]
+    changes = db.changes
+    async with db.read() as conn:
+        tournament, role = await tournaments.tournament_and_role(conn, tournament_id, user_id)
+    if db.changes == changes:  # nothing committed while we read
+        if len(known) > 10_000:
+            known.clear()
+        known[(tournament_id, user_id)] = (changes, tournament, role)
+    return tournament, role
+
+
 async def authorize(ctx: Ctx, d: Draft) -> str | None:
     """Checked on every update: a judge or chief of a running tournament enters games,
     only a chief judge corrects them. Returns the refusal, or None."""
     if d.step == "tn":
         return None
-    async with ctx.db.read() as conn:
-        tournament, role = await tournaments.tournament_and_role(conn, d.tid, ctx.user_id)
+    tournament, role = await tournament_and_role(ctx.db, d.tid, ctx.user_id)
     ctx.remember(tournament)
     if tournament is None:
         return _("This tournament no longer exists.")
