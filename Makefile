@@ -27,6 +27,7 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/scoring_bench.py
+	$(BIN)/python bench/standings_bench.py
 	$(BIN)/python bench/bot_bench.py
 
 # Refresh the message template after changing texts; translate the new entries in
