@@ -52,8 +52,9 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -288,24 +289,13 @@ async def project_run(
     return result, checks, recorded, world.tables, calls
 
 
-async def floor_runs(updates: list[dict[str, Any]], calls: dict[int, list[Any]]) -> dict[str, Any]:
+async def best_of_two(run: Callable[[], Awaitable[Feeder]]) -> dict[str, Any]:
+    """A reference run twice: the faster one counts (the slower shows the noise)."""
     runs = []
     for _ in range(2):
         gc.collect()
         started = time.perf_counter()
-        feeder = await run_floor(updates, calls)
-        runs.append(summary(feeder.latencies, time.perf_counter() - started))
-    best = min(runs, key=lambda r: r["cost_ms"])
-    best["runs_cost_ms"] = [r["cost_ms"] for r in runs]
-    return best
-
-
-async def echo_runs(updates: list[dict[str, Any]], lanes: int) -> dict[str, Any]:
-    runs = []
-    for _ in range(2):  # two runs: the faster one is the reference
-        gc.collect()
-        started = time.perf_counter()
-        feeder = await run_echo(updates, lanes)
+        feeder = await run()
         runs.append(summary(feeder.latencies, time.perf_counter() - started))
     best = min(runs, key=lambda r: r["cost_ms"])
     best["runs_cost_ms"] = [r["cost_ms"] for r in runs]
@@ -337,7 +327,8 @@ async def dispatcher_bench(
                 for update in recorded:
                     out.write(json.dumps(update, ensure_ascii=False) + "\n")
         lanes = tables if concurrent else 1
-        echo = await echo_runs(streams.as_echo_updates(recorded), lanes)
+        echo_updates = streams.as_echo_updates(recorded)
+        echo = await best_of_two(partial(run_echo, echo_updates, lanes))
         modes[mode] = {
             "lanes": lanes,
             "project": project,
@@ -347,7 +338,7 @@ async def dispatcher_bench(
             "checks": checks,
         }
         if not concurrent:
-            floor = await floor_runs(recorded, calls)
+            floor = await best_of_two(partial(run_floor, recorded, calls))
             modes[mode]["floor"] = floor
             modes[mode]["ratio_to_floor"] = round(project["cost_ms"] / floor["cost_ms"], 2)
             modes[mode]["floor_to_echo"] = round(floor["cost_ms"] / echo["cost_ms"], 2)

@@ -52,6 +52,13 @@ class _Row(NamedTuple):
 _NO_ROW = _Row(None, EMPTY)
 
 
+class _Keep:
+    """``_merge``'s default: the state stays as it is."""
+
+
+_KEEP = _Keep()
+
+
 class SQLiteStorage(BaseStorage):
     def __init__(
         self,
@@ -94,25 +101,25 @@ class SQLiteStorage(BaseStorage):
         return self._decode((await self._row(self._key(key))).data)
 
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
-        storage_key = self._key(key)
-        row = await self._row(storage_key)
-        # From the read to the new cached row there is no await: two updates of one key
-        # can't lose each other's changes.
-        current = self._decode(row.data)
-        current.update(data)
-        await self._write(storage_key, _Row(row.state, self.json_dumps(current)))
-        return current.copy()
+        return await self._merge(self._key(key), data)
 
     async def set_state_and_update_data(
         self, key: StorageKey, state: StateType, data: Mapping[str, Any]
     ) -> dict[str, Any]:
         """``set_state`` and ``update_data`` together: one write (a card's every tap)."""
         value = state.state if isinstance(state, State) else state
-        storage_key = self._key(key)
+        return await self._merge(self._key(key), data, state=value)
+
+    async def _merge(
+        self, storage_key: str, data: Mapping[str, Any], *, state: str | _Keep | None = _KEEP
+    ) -> dict[str, Any]:
         row = await self._row(storage_key)
+        # From the read to the new cached row there is no await: two updates of one key
+        # can't lose each other's changes.
         current = self._decode(row.data)
         current.update(data)
-        await self._write(storage_key, _Row(value, self.json_dumps(current)))
+        new_state = row.state if isinstance(state, _Keep) else state
+        await self._write(storage_key, _Row(new_state, self.json_dumps(current)))
         return current.copy()
 
     async def close(self) -> None:

@@ -268,17 +268,19 @@ class Publisher:
         result: str | None = None,
         game_id: int | None = None,
         note: str | None = None,
+        standings: bool = False,
     ) -> None:
         """Record, in the caller's transaction, what the chat must be told: a saved
         game's result line (``result`` with ``game_id``; the standings follow it), a
-        ``note``, or (neither given) that the standings must be brought up to date."""
+        ``note``, and that the standings must be brought up to date (``standings``, or
+        neither of the others given)."""
         if result is not None:
             if game_id is None:
                 raise ValueError("a result line needs its game")
             await outbox.add(conn, tournament_id, outbox.RESULT, text=result, game_id=game_id)
         if note is not None:
             await outbox.add(conn, tournament_id, outbox.NOTE, text=note)
-        if result is None and note is None:
+        if standings or (result is None and note is None):
             await outbox.add(conn, tournament_id, outbox.STANDINGS)
 
     async def publish(self, bot: Bot, tournament_id: int, *, now: bool = False) -> None:
@@ -304,14 +306,8 @@ class Publisher:
         """A new game was saved; ``summary`` is its short result line for the chat."""
         await self._enqueue_and_publish(bot, tournament_id, result=summary, game_id=game_id)
 
-    async def game_corrected(self, bot: Bot, tournament_id: int, game_id: int) -> None:
-        await self._enqueue_and_publish(bot, tournament_id)
-
-    async def game_annulled(self, bot: Bot, tournament_id: int, game_id: int) -> None:
-        await self._enqueue_and_publish(bot, tournament_id)
-
     async def standings_changed(self, bot: Bot, tournament_id: int) -> None:
-        """Anything that changes points or order (protest decision, lot, approval)."""
+        """Anything that changes points or order (a correction, a protest decision...)."""
         await self._enqueue_and_publish(bot, tournament_id)
 
     async def announce(self, bot: Bot, tournament_id: int, text: str) -> None:

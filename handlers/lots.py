@@ -203,8 +203,7 @@ async def lot_draw(
                 note = _(
                     "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
                 ).format(places=label, order=_drawn(first, lot.order, by_id))
-            await publisher.enqueue(conn, tid, note=note)
-            await publisher.enqueue(conn, tid)  # the order changes
+            await publisher.enqueue(conn, tid, note=note, standings=True)  # the order changes
     if lot is None:
         await callback.answer(_("The lot for this group was drawn already and is kept (D12)."))
         return

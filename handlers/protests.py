@@ -646,8 +646,8 @@ async def decision_text(
                         "⚖️ Protest #{id} against {game} was rejected by the chief judge (8.8.4)."
                     )
                 note = note.format(id=decided.id, game=game_name(game))
-            await publisher.enqueue(conn, game.tournament_id, note=note)
-            await publisher.enqueue(conn, game.tournament_id)  # no longer pending
+            # The game no longer waits for the decision: the standings change too.
+            await publisher.enqueue(conn, game.tournament_id, note=note, standings=True)
     except AlreadyDecided as error:
         refusal = decided_text(error.row)
     except PermissionError:

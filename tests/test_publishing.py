@@ -304,7 +304,7 @@ async def test_identical_content_is_not_sent_again(env: Env) -> None:
     before = len(env.session.calls)
 
     await env.publisher.standings_changed(env.bot, t.id)  # e.g. a lot that changed nothing
-    await env.publisher.game_corrected(env.bot, t.id, g1)
+    await env.publisher.standings_changed(env.bot, t.id)  # a correction
 
     assert len(env.session.calls) == before
 
@@ -510,7 +510,7 @@ async def test_picture_when_every_table_of_the_round_is_saved(env: Env) -> None:
     assert "после тура 1" in photos[0].caption
     assert photos[0].photo.data.startswith(b"\x89PNG")
     # A correction doesn't post the round again.
-    await env.publisher.game_corrected(env.bot, t.id, g2)
+    await env.publisher.standings_changed(env.bot, t.id)  # a correction
     assert len(env.delivered(SendPhoto)) == 1
 
 

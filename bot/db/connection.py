@@ -317,11 +317,6 @@ async def run(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> int:
     return cur.rowcount
 
 
-async def run_many(conn: aiosqlite.Connection, sql: str, params: Iterable[Params]) -> None:
-    """One statement for each parameter set, in a single trip."""
-    await conn.executemany(sql, params)
-
-
 async def insert(conn: aiosqlite.Connection, sql: str, params: Params = ()) -> int:
     """Execute one INSERT; return the new rowid."""
     cur = await conn.execute(sql, params)

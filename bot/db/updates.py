@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from bot.db.connection import Conn, fetch_one, run
+from bot.db.connection import Conn, Database, fetch_one, fetch_val, run
 from bot.db.timeutil import to_ts, ts_or_now, utcnow
 
 # Telegram picks update ids at random again after a week without updates, so older
@@ -19,13 +20,26 @@ async def is_processed(conn: Conn, update_id: int) -> bool:
     )
 
 
+async def highest_processed(conn: Conn) -> int:
+    return int(await fetch_val(conn, "SELECT max(update_id) FROM processed_updates") or 0)
+
+
+_MARK = (
+    "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
+    " ON CONFLICT (update_id) DO NOTHING"
+)
+
+
 async def mark_processed(conn: Conn, update_id: int, *, now: datetime | None = None) -> None:
-    await run(
-        conn,
-        "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
-        " ON CONFLICT (update_id) DO NOTHING",
-        (update_id, ts_or_now(now)),
-    )
+    await run(conn, _MARK, (update_id, ts_or_now(now)))
+
+
+async def record_processed(
+    db: Database, update_ids: Iterable[int], *, now: datetime | None = None
+) -> None:
+    """``mark_processed`` for many ids in one round trip, outside any transaction."""
+    at = ts_or_now(now)
+    await db.write_many(_MARK, [(update_id, at) for update_id in update_ids])
 
 
 async def prune_processed(

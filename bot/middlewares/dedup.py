@@ -27,9 +27,14 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import TelegramObject, Update
 
-from bot.db.connection import Database, fetch_val
-from bot.db.timeutil import to_ts, ts_or_now, utcnow
-from bot.db.updates import KEEP_PROCESSED, is_processed
+from bot.db.connection import Database
+from bot.db.updates import (
+    KEEP_PROCESSED,
+    highest_processed,
+    is_processed,
+    prune_processed,
+    record_processed,
+)
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +107,8 @@ class DedupMiddleware(BaseMiddleware):
     async def _in_database(self, db: Database, update_id: int) -> bool:
         if self._ask_db_upto is None:
             async with db.read() as conn:
-                highest = await fetch_val(conn, "SELECT max(update_id) FROM processed_updates")
-            self._ask_db_upto = max(self._ask_db_upto or 0, int(highest or 0))
+                highest = await highest_processed(conn)
+            self._ask_db_upto = max(self._ask_db_upto or 0, highest)
         if update_id > self._ask_db_upto:
             return False
         async with db.read() as conn:
@@ -121,19 +126,12 @@ class DedupMiddleware(BaseMiddleware):
     async def _record(self, db: Database) -> None:
         while self._unrecorded:
             batch, self._unrecorded = self._unrecorded, []
-            now = ts_or_now(None)
             # Never let bookkeeping replace a handler's own result or exception.
             try:
-                await db.write_many(
-                    "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?)"
-                    " ON CONFLICT (update_id) DO NOTHING",
-                    [(update_id, now) for update_id in batch],
-                )
+                await record_processed(db, batch)
                 if time.monotonic() - self._last_prune >= self._prune_every:
                     self._last_prune = time.monotonic()
-                    cutoff = to_ts(utcnow() - self._keep)
-                    await db.write(
-                        "DELETE FROM processed_updates WHERE processed_at < ?", (cutoff,)
-                    )
+                    async with db.transaction() as conn:
+                        await prune_processed(conn, keep=self._keep)
             except Exception:
                 log.exception("could not record updates %s as processed", batch)

@@ -19,9 +19,9 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games, players, tournaments
-from bot.db.connection import Conn, Database
+from bot.db.connection import Database
 from bot.db.scoring_bridge import load_scoring_tournament
-from bot.db.tournaments import TournamentRow
+from bot.db.tournaments import StaffRole, TournamentRow
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import locale_for
 from bot.publishing import Publisher
@@ -74,24 +74,14 @@ class Ctx:
     user_id: int
     # Slower work (messages to others) run after the callback is answered.
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # The tournament as ``authorize`` read it, and the database's change count then: the
-    # card reuses it unless something was changed since (one read per tap, not two).
-    _seen: tuple[int, TournamentRow] | None = None
 
     async def run_after(self) -> None:
         while self.after:
             await self.after.pop(0)()
 
-    async def tournament(self, conn: Conn, tournament_id: int) -> TournamentRow | None:
-        seen = self._seen
-        if seen is not None and seen[0] == self.db.changes and seen[1].id == tournament_id:
-            return seen[1]
-        found = await tournaments.get_tournament(conn, tournament_id)
-        self.remember(found)
-        return found
-
-    def remember(self, tournament: TournamentRow | None) -> None:
-        self._seen = None if tournament is None else (self.db.changes, tournament)
+    async def tournament(self, tournament_id: int) -> TournamentRow | None:
+        """The tournament as ``authorize`` read it, unless something changed since."""
+        return (await tournament_and_role(self.db, tournament_id, self.user_id))[0]
 
 
 # An action changes the draft and returns None, or refuses with a one-line reason
@@ -146,14 +136,13 @@ def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
 # (tournament, user) -> (the database's change count, the tournament, his role): the
 # roles tables as last read, kept until any transaction commits (a judge taps his card
 # dozens of times a game; roles change a few times a tournament).
-_ROLES: WeakKeyDictionary[Database, dict[tuple[int, int], tuple[int, Any, Any]]] = (
-    WeakKeyDictionary()
-)
+_Seen = tuple[int, TournamentRow | None, StaffRole | None]
+_ROLES: WeakKeyDictionary[Database, dict[tuple[int, int], _Seen]] = WeakKeyDictionary()
 
 
 async def tournament_and_role(
     db: Database, tournament_id: int, user_id: int
-) -> tuple[TournamentRow | None, str | None]:
+) -> tuple[TournamentRow | None, StaffRole | None]:
     known = _ROLES.setdefault(db, {})
     found = known.get((tournament_id, user_id))
     if found is not None and found[0] == db.changes:
@@ -174,7 +163,6 @@ async def authorize(ctx: Ctx, d: Draft) -> str | None:
     if d.step == "tn":
         return None
     tournament, role = await tournament_and_role(ctx.db, d.tid, ctx.user_id)
-    ctx.remember(tournament)
     if tournament is None:
         return _("This tournament no longer exists.")
     if d.mode == "correct":
@@ -300,7 +288,7 @@ async def load_view(ctx: Ctx, d: Draft) -> View:
                 if t is not None:
                     view.tournaments[tid] = t.title
             return view
-        t = await ctx.tournament(conn, d.tid)
+        t = await ctx.tournament(d.tid)
         view.title = t.title if t else ""
         view.players = {p.id: p for p in await players.roster(conn, t)} if t else {}
         if d.mode == "correct" and d.game_id is not None:

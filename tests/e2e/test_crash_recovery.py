@@ -53,6 +53,19 @@ class World:
                                                 *(j.user for j in self.judges)])
 
 
+async def one_game_at_review(
+    fake: FakeTelegram, bot_factory: BotFactory, db_path: Path
+) -> tuple[World, BotProcess, Card]:
+    """One judge whose game (TABLE1) waits on its review card; the bot running."""
+    w = World(fake)
+    seeded = await seed_tournament(db_path, chief=w.chief, judges=[w.j1], chat=w.group)
+    await seed_draft(db_path, fake, w.j1, seeded, TABLE1)
+    bot = await bot_factory(env=ENV)
+    card = Card(w.j1)
+    await card.open()
+    return w, bot, card
+
+
 async def crash_and_restart(bot: BotProcess, *holds: Hold) -> None:
     """SIGKILL; what the bot had in flight dies with it; it starts again."""
     assert bot.kill() == -9
@@ -164,12 +177,7 @@ async def test_a_crash_right_after_the_commit_still_announces_the_game(
     is not stored again) and the result line and the standings reach the group."""
     fake = fake_telegram
     db_path = tmp_path / "bot.sqlite3"
-    w = World(fake)
-    seeded = await seed_tournament(db_path, chief=w.chief, judges=[w.j1], chat=w.group)
-    await seed_draft(db_path, fake, w.j1, seeded, TABLE1)
-    bot = await bot_factory(env=ENV)
-    card = Card(w.j1)
-    await card.open()
+    w, bot, card = await one_game_at_review(fake, bot_factory, db_path)
     assert "Step 11/11: Review" in card.text
     final_card = fake.hold("editMessageText", chat=w.j1.chat)
     mark = fake.seq
@@ -198,12 +206,7 @@ async def test_sigterm_during_a_save_lets_it_finish(
     """A graceful stop (a deploy) waits for the Save being handled (bot/middlewares/inflight)."""
     fake = fake_telegram
     db_path = tmp_path / "bot.sqlite3"
-    w = World(fake)
-    seeded = await seed_tournament(db_path, chief=w.chief, judges=[w.j1], chat=w.group)
-    await seed_draft(db_path, fake, w.j1, seeded, TABLE1)
-    bot = await bot_factory(env=ENV)
-    card = Card(w.j1)
-    await card.open()
+    w, bot, card = await one_game_at_review(fake, bot_factory, db_path)
     slow = fake.hold("editMessageText", chat=w.j1.chat)  # a slow network for the card
     fake.tap(w.j1.user, card.message, "💾 Save")
     await fake.wait_held(slow)
