@@ -1,4 +1,4 @@
-"""The bot's benchmark (issue "End to end over HTTP, faults, and the bot's speed").
+"""The bot's benchmark: per-update cost, Save -> standings, peak memory, the card's pace.
 
 1. **Per-update cost.** A recorded stream (``bench/streams.py``: four judges entering
    games at once, players naming their own best move, ``/rating`` in the group and in
@@ -27,10 +27,17 @@
    scale (it imports aiogram eagerly, as any bot that doesn't ``import bot`` first).
    Target: < 150 MiB.
 
+4. **The judge's card at a judge's pace** (``bench/pace.py``): the real bot over HTTP,
+   one game entered by a judge tapping once a second and every 0.3 s. Targets: at
+   1/s, tap -> card p50 <= 0.2 s and p95 <= 0.6 s; at 0.3 s, every tap shown within
+   1.3 s; ``answerCallbackQuery`` p95 <= 0.3 s; at most 3 sends+edits in any 1 s and
+   12 in any 10 s in the judge's chat, no 429.
+
 When a target is missed, a profiling pass says where the time goes (cProfile, SQL
 statements and database blocks per update, pydantic models rebuilt at run time).
 
-    .venv/bin/python bench/bot_bench.py [--updates N] [--sizes 100,1000,10000] [--json out.json]
+    .venv/bin/python bench/bot_bench.py [--updates N] [--sizes 100,1000,10000] [--paces 1.0,0.3]
+                                        [--json out.json]
 """
 
 from __future__ import annotations
@@ -69,6 +76,7 @@ from aiogram.enums import ParseMode  # noqa: E402
 from aiogram.types import Message, TelegramObject, Update  # noqa: E402
 
 from bench import streams  # noqa: E402
+from bench.pace import pace_bench  # noqa: E402
 from bench.streams import (  # noqa: E402
     BOT_TOKEN,
     Action,
@@ -1003,10 +1011,33 @@ def targets(report: dict[str, Any]) -> dict[str, Any]:
         # Only a run with the spec's 1,000-game database and a whole game entry counts.
         "met": (memory["peak_rss_mib"] < TARGET_RSS_MIB) if measured else None,
     }
+    for pace, result in report.get("pace", {}).items():
+        out[f"card_at_{pace}_s_a_tap"] = {
+            "limit": "see bench/pace.py",
+            "value": {k: v for k, v in result["checks"].items() if not v} or "all met",
+            "met": result["met"],
+        }
     return out
 
 
+def print_pace(report: dict[str, Any]) -> None:
+    paces = report.get("pace")
+    if not paces:
+        return
+    print("\n4. The judge's card at a judge's pace (python -m bot over HTTP)")
+    rows = [["pace", "actions", "edits", "tap->card p50", "p95", "max", "answer p95",
+             "most in 1 s / 10 s", "429s", "saved", "met"]]
+    for pace, r in paces.items():
+        rows.append([f"{pace} s", str(r["actions"]), str(r["card_edits"]),
+                     f"{r['tap_to_card_p50_s']} s", f"{r['tap_to_card_p95_s']} s",
+                     f"{r['tap_to_card_max_s']} s", f"{r['answer_p95_s']} s",
+                     f"{r['judge_chat_most_in_1s']} / {r['judge_chat_most_in_10s']}",
+                     str(r["429s"]), str(r["game_saved"]), str(r["met"])])
+    print(table(rows))
+
+
 def print_report(report: dict[str, Any]) -> None:
+    print_pace(report)
     d = report.get("dispatcher")
     if d:
         print(f"\n1. Per-update cost, {d['updates']} updates each (JSON in, as polling)")
@@ -1123,6 +1154,16 @@ def print_report(report: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------- main
 
 
+def parse_paces(text: str) -> list[float]:
+    try:
+        paces = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("paces are seconds, e.g. 1.0,0.3") from exc
+    if any(p <= 0 for p in paces):
+        raise argparse.ArgumentTypeError("paces are positive seconds")
+    return paces
+
+
 def parse_sizes(text: str) -> list[int]:
     sizes = [int(part) for part in text.split(",") if part.strip()]
     if not sizes or any(s < 1 for s in sizes):
@@ -1142,6 +1183,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
         "args": {"updates": args.updates, "sizes": args.sizes, "seed": args.seed,
+                 "paces": args.paces,
                  "memory_games": args.memory_games},
     }
     with tempfile.TemporaryDirectory(prefix="bot-bench-") as tmp:
@@ -1167,6 +1209,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 args.memory_games, args.seed, work, args.memory_actions
             )
             lap(report, "memory", started)
+        if args.paces:
+            print(f"the judge's card at {args.paces} s a tap ...", flush=True)
+            report["pace"] = await pace_bench(args.paces, work, args.seed)
+            lap(report, "pace", started)
         report["targets"] = targets(report)
         missed = any(t["met"] is False for t in report["targets"].values())
         if args.profile == "always" or (args.profile == "auto" and missed):
@@ -1207,6 +1253,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="games in the bot process's database; 0 skips the memory run")
     parser.add_argument("--memory-actions", type=int, default=None,
                         help="stop the memory run's game entry after N actions (default: all)")
+    parser.add_argument("--paces", type=parse_paces, default=[1.0, 0.3],
+                        help="seconds between a judge's taps, one game each over HTTP "
+                             "(default 1.0,0.3; empty skips)")
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto",
                         help="profile when a target is missed (auto), always or never")
     parser.add_argument("--profile-updates", type=int, default=400)

@@ -8,6 +8,7 @@ import logging
 import sys
 
 from aiogram.utils.token import TokenValidationError, validate_token
+from pydantic import ValidationError
 
 from bot.config import Settings
 from bot.logs import setup_logging
@@ -28,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("tournament_id", type=int)
     export.add_argument("dir")
     args = parser.parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as error:  # e.g. TIMEZONE=Mars/Olympus: say which, not a traceback
+        print(f"Settings are not valid (.env or environment):\n{error}", file=sys.stderr)
+        return 2
 
     if args.command == "backup":
         from bot.db.connection import backup_file

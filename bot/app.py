@@ -16,9 +16,10 @@ from aiogram.fsm.storage.memory import SimpleEventIsolation
 import handlers
 from bot.aiogram_models import pin_response_types
 from bot.api_retry import ApiRetry
+from bot.background import Background
 from bot.config import Settings
 from bot.db.connection import Database
-from bot.flood import FloodControl, MigrateCallback
+from bot.flood import FloodControl, FloodLimits, MigrateCallback
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import UserLocaleMiddleware, create_i18n
 from bot.middlewares.dedup import DedupMiddleware
@@ -31,14 +32,21 @@ from bot.standings import StandingsService
 log = logging.getLogger(__name__)
 
 
-def create_bot(token: str, api_url: str = "", *, on_migrate: MigrateCallback | None = None) -> Bot:
+def create_bot(
+    token: str,
+    api_url: str = "",
+    *,
+    on_migrate: MigrateCallback | None = None,
+    flood_limits: FloodLimits | None = None,
+) -> Bot:
     session = AiohttpSession(api=TelegramAPIServer.from_base(api_url)) if api_url else None
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
     # Outermost: 5xx and network errors are tried again (each retry queues anew below).
     bot.session.middleware(ApiRetry())
-    # Every outgoing call passes the flood limits (issue 6); it queues, never drops.
+    # Every outgoing call passes Telegram's flood limits (README, "Reliability and speed");
+    # it queues, never drops.
     # A group upgraded to a supergroup: its tournaments follow (Publisher.chat_migrated).
-    bot.session.middleware(FloodControl(on_migrate=on_migrate))
+    bot.session.middleware(FloodControl(flood_limits, on_migrate=on_migrate))
     return bot
 
 
@@ -53,6 +61,10 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     inflight = InFlightMiddleware()
     dp.update.outer_middleware(inflight)
     dp.shutdown.register(inflight.drain)
+    # What handlers handed over without waiting (card edits) goes out before the stop.
+    background = Background()
+    dp["background"] = background
+    dp.shutdown.register(background.join)
     # Dependencies reach handlers as keyword arguments (aiogram's workflow data).
     dp["db"] = db
     dp["settings"] = settings
@@ -94,7 +106,12 @@ def prepare_runtime() -> None:
 async def run(settings: Settings, token: str) -> None:
     db = await Database.open(settings.database_path)
     dp = build_dispatcher(db, settings)
-    bot = create_bot(token, settings.telegram_api_url, on_migrate=dp["publisher"].chat_migrated)
+    bot = create_bot(
+        token,
+        settings.telegram_api_url,
+        on_migrate=dp["publisher"].chat_migrated,
+        flood_limits=FloodLimits().scaled(settings.flood_scale),
+    )
     prepare_runtime()
     try:
         try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.localtime import DEFAULT_TIMEZONE, valid_timezone
 
 
 class Settings(BaseSettings):
@@ -18,7 +20,22 @@ class Settings(BaseSettings):
     telegram_api_url: str = ""
     log_level: str = "INFO"
     # Seconds to wait after a save before editing the chat's standings message, so that
-    # tables finishing together cause one edit (issue 6).
+    # tables finishing together cause one edit (Telegram's limits: README, "Reliability
+    # and speed").
     standings_debounce: float = Field(default=3.0, ge=0)
+    # Multiplies every period of Telegram's flood limits the bot keeps (bot.flood): 1 in
+    # production; the tests' local Bot API server scales its limits alike to run fast.
+    flood_scale: float = Field(default=1.0, gt=0, le=1)
     # Where the translations live (gettext .po files, one folder per language).
     locales_path: Path = Path(__file__).resolve().parent.parent / "locales"
+    # The time zone of new tournaments (an IANA name); the chief judge changes a
+    # tournament's with /timezone. Times are shown in it with their UTC offset.
+    timezone: str = DEFAULT_TIMEZONE
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        name = valid_timezone(value)
+        if name is None:
+            raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Moscow")
+        return name

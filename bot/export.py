@@ -38,6 +38,7 @@ from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
 from bot.i18n import DEFAULT_LOCALE, create_i18n
+from bot.localtime import clock as local_clock
 from bot.publishing import split_labels
 from bot.rating_format import points as format_points
 from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
@@ -165,7 +166,7 @@ def standings_csv(data: ExportData) -> bytes:
     writer.writerow(CSV_COLUMNS)
     for values in _standing_values(data):
         writer.writerow(
-            [format_points(v) if isinstance(v, Fraction) else v for v in values]
+            [format_points(v, minus="-") if isinstance(v, Fraction) else v for v in values]
         )
     return buffer.getvalue().encode("utf-8-sig")  # the BOM tells Excel it is UTF-8
 
@@ -282,8 +283,9 @@ def _md(text: str) -> str:
     return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _when(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC")
+def _when(value: datetime, tz: str | None) -> str:
+    """``2025-05-01 21:00 (UTC+03:00)``: the tournament's local time, with its offset."""
+    return local_clock(value, tz, seconds=False, date=True)
 
 
 def _person(people: dict[int, UserRow], user_id: int | None) -> str:
@@ -305,6 +307,7 @@ def game_protocol(
     breakdown: GameBreakdown | None,
     protests: Sequence[ProtestRow],
     people: dict[int, UserRow],
+    tz: str | None = None,
 ) -> list[str]:
     statuses = split_labels(
         _("final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED"),
@@ -315,14 +318,14 @@ def game_protocol(
         f"## {game.code} — {_result_name(game.result)}",
         "",
         _("Judge: {judge}. Ended: {ended}. Status: {status}.").format(
-            judge=_person(people, game.judge_id), ended=_when(game.ended_at), status=status
+            judge=_person(people, game.judge_id), ended=_when(game.ended_at, tz), status=status
         ),
     ]
     if game.status == "annulled":
         lines.append(
             _("Annulled by {who} at {when}: {reason}").format(
                 who=_person(people, game.annulled_by),
-                when=_when(game.annulled_at) if game.annulled_at else "—",
+                when=_when(game.annulled_at, tz) if game.annulled_at else "—",
                 reason=_md(game.annul_reason or "—"),
             )
         )
@@ -377,7 +380,8 @@ def game_protocol(
                 (s.nickname for s in game.seats if s.player_id == protest.player_id), "?"
             )
             lines.append(
-                f"- {_when(protest.filed_at)}, {_md(player)}: «{_md(protest.text)}» — {decision}"
+                f"- {_when(protest.filed_at, tz)}, {_md(player)}: «{_md(protest.text)}» — "
+                + decision
             )
     lines.append("")
     return lines
@@ -388,14 +392,18 @@ def protocols_md(data: ExportData) -> bytes:
     lines = [
         f"# {_md(t.title)}",
         "",
-        _("Distance: {distance} games, B = {b} (8.6.1). Games counted: {games}.").format(
-            distance=t.distance, b=b_value(t.distance), games=len(data.scored.games)
-        ),
+        _(
+            "Distance: {distance} game, B = {b} (8.6.1). Games counted: {games}.",
+            "Distance: {distance} games, B = {b} (8.6.1). Games counted: {games}.",
+            t.distance,
+        ).format(distance=t.distance, b=b_value(t.distance), games=len(data.scored.games)),
         "",
     ]
     for game in data.games:
         breakdown = data.breakdowns.get(game.code) if game.status != "annulled" else None
-        lines += game_protocol(game, breakdown, data.protests.get(game.id, []), data.people)
+        lines += game_protocol(
+            game, breakdown, data.protests.get(game.id, []), data.people, t.timezone
+        )
     return "\n".join(lines).encode()
 
 
@@ -472,8 +480,10 @@ def _write_files(directory: Path, files: Sequence[ExportFile]) -> list[Path]:
 
 def summary_caption(data: ExportData) -> str:
     """A one-line caption for the documents sent in Telegram."""
-    return _("«{title}»: {games} games, {players} players.").format(
+    games = len(data.scored.games)
+    players = len(data.standings.rows)
+    return _("«{title}»: {games}, {players}.").format(
         title=html.escape(data.tournament.title),
-        games=len(data.scored.games),
-        players=len(data.standings.rows),
+        games=_("{count} game", "{count} games", games).format(count=games),
+        players=_("{count} player", "{count} players", players).format(count=players),
     )

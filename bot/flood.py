@@ -13,10 +13,16 @@ Design:
   :func:`counts_toward_limits`). Everything else - ``answerCallbackQuery``,
   ``getChatMember``, ``getMe`` and above all ``getUpdates`` - passes straight
   through, so a busy chat never delays a button spinner or polling.
-* Each chat has its own lock and sliding windows, so waiting for one chat never
-  blocks another. A shared global window enforces the bot-wide rate.
+* Each chat has its own lock and pace, so waiting for one chat never blocks
+  another. A chat may burst (3 at once), then goes on at 1 per second: never more
+  than 3 in any second nor 12 in any 10 seconds. Groups also keep 20 a minute; a
+  shared window keeps the bot under 30 a second.
 * Within a chat requests are sent one at a time, in arrival order: concurrent
   HTTP requests could overtake each other and shuffle messages.
+* Edits of one message that wait in the queue coalesce: a newer edit (same
+  method, same message) takes the place of the waiting one, which is never sent;
+  both callers get the answer to the edit that went out. A card tapped quickly
+  shows its newest state at the next free slot instead of replaying every step.
 * A 429 that still gets through (other bot instances, limits we don't know)
   blocks that chat for ``retry_after`` + margin and the request is retried.
 * ``TelegramMigrateToChat`` (a group became a supergroup) is reported to
@@ -68,12 +74,16 @@ Sleep = Callable[[float], Awaitable[object]]
 
 @dataclass(frozen=True, slots=True)
 class FloodLimits:
-    """At most ``*_rate`` counted requests in any ``*_period`` seconds.
+    """How fast counted requests may go.
 
-    Defaults follow https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this.
+    A chat: ``chat_burst`` at once, then one per ``chat_period`` seconds (the k-th
+    previous request at least ``(k - chat_burst + 1) * chat_period`` seconds ago), so
+    with the defaults at most 3 in any second and 12 in any 10 seconds. Groups and
+    the whole bot: at most ``*_rate`` in any ``*_period`` seconds. Defaults follow
+    https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this.
     """
 
-    chat_rate: int = 1
+    chat_burst: int = 3
     chat_period: float = 1.0
     group_rate: int = 20  # groups, supergroups and channels (chat_id < 0 or "@username")
     group_period: float = 60.0
@@ -81,7 +91,7 @@ class FloodLimits:
     global_period: float = 1.0
 
     def __post_init__(self) -> None:
-        for rate in (self.chat_rate, self.group_rate, self.global_rate):
+        for rate in (self.chat_burst, self.group_rate, self.global_rate):
             if rate < 1:
                 raise ValueError("rates must be >= 1")
         for period in (self.chat_period, self.group_period, self.global_period):
@@ -94,7 +104,7 @@ class FloodLimits:
         Lets tests exercise "20 per minute" in about a second with ``factor=0.02``.
         """
         return FloodLimits(
-            chat_rate=self.chat_rate,
+            chat_burst=self.chat_burst,
             chat_period=self.chat_period * factor,
             group_rate=self.group_rate,
             group_period=self.group_period * factor,
@@ -109,6 +119,7 @@ class FloodStats:
 
     retried: int = 0  # 429s waited out and retried
     migrated: int = 0  # requests re-sent to a migrated chat id
+    coalesced: int = 0  # waiting edits replaced by a newer edit of the same message
 
 
 # Methods that produce or change a message in a chat but don't start with send*/edit*.
@@ -160,6 +171,19 @@ def _chat_key(method: TelegramMethod[Any]) -> Hashable | None:
         # No chat known: serialise edits of one inline message, nothing more.
         return ("inline", inline_id)
     return None
+
+
+def _edit_target(method: TelegramMethod[Any]) -> tuple[Hashable, Hashable] | None:
+    """(chat key, message) of an edit that a newer edit of the same message may replace."""
+    if not method.__api_method__.startswith("editMessage"):
+        return None
+    key = _chat_key(method)
+    if isinstance(key, tuple):  # an inline message: the id is the message
+        return key, key[1]
+    message_id = getattr(method, "message_id", None)
+    if key is None or not isinstance(message_id, int):
+        return None
+    return key, message_id
 
 
 def _is_group(key: Hashable) -> bool:
@@ -220,9 +244,68 @@ class _Window:
         return not self._stamps and not self._in_flight
 
 
+class _Pace:
+    """A chat's pace: a burst of ``burst``, then one request per ``period``.
+
+    The k-th previous request must have completed at least ``(k - burst + 1) * period``
+    seconds ago (a token bucket written over completion stamps, which keeps us on the
+    safe side of Telegram's clock as :class:`_Window` does). A chat's requests are
+    sent one at a time, so nothing is in flight when ``delay`` is asked.
+    """
+
+    __slots__ = ("_changed", "_clock", "_stamps", "burst", "period")
+
+    _KEEP = 64  # older stamps cannot bind: the pace has spread them out
+
+    def __init__(self, burst: int, period: float, clock: Clock) -> None:
+        self.burst = burst
+        self.period = period
+        self._clock = clock
+        self._stamps: deque[float] = deque(maxlen=self._KEEP)
+        self._changed = asyncio.Event()
+
+    def delay(self, weight: int) -> float | None:
+        weight = min(weight, self.burst)
+        now = self._clock()
+        wait = 0.0
+        # The last of ``weight`` requests sent now has the m-th stamp back as its
+        # (weight - 1 + m)-th previous request.
+        for m, stamp in enumerate(reversed(self._stamps), start=1):
+            lag = (weight + m - self.burst) * self.period
+            if lag <= 0:
+                continue
+            wait = max(wait, stamp + lag - now)
+        return wait
+
+    def take(self, weight: int) -> None:
+        pass  # one request at a time per chat: see the class docstring
+
+    def finish(self, weight: int, *, sent: bool) -> None:
+        if sent:
+            self._stamps.extend([self._clock()] * min(weight, self.burst))
+        self._changed.set()
+
+    async def changed(self) -> None:
+        self._changed.clear()
+        await self._changed.wait()
+
+    def idle(self) -> bool:
+        now = self._clock()
+        return not self._stamps or self._stamps[-1] + self.burst * self.period <= now
+
+
+@dataclass(slots=True)
+class _Edit:
+    """An edit waiting in its chat's queue; newer edits of the message replace ``method``."""
+
+    target: tuple[Hashable, Hashable]
+    method: TelegramMethod[Any]
+    outcome: asyncio.Future[Any]
+
+
 @dataclass(slots=True, eq=False)
 class _Chat:
-    windows: tuple[_Window, ...]
+    windows: tuple[_Window | _Pace, ...]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     blocked_until: float = 0.0  # monotonic time a 429's retry_after expires
     users: int = 0  # tasks holding a reference; the sweeper must not drop the state
@@ -276,6 +359,8 @@ class FloodControl(BaseRequestMiddleware):
         self._sleep = sleep
         self._chats: dict[Hashable, _Chat] = {}
         self._migrated: dict[int, int] = {}
+        # (chat key, message id) -> the edit of that message waiting for its turn.
+        self._edits: dict[tuple[Hashable, Hashable], _Edit] = {}
         self._global = _Window(self.limits.global_rate, self.limits.global_period, clock)
         self._global_lock = asyncio.Lock()  # FIFO across chats waiting for global capacity
         self._last_sweep = clock()
@@ -320,12 +405,42 @@ class FloodControl(BaseRequestMiddleware):
         bot: Bot,
         method: TelegramMethod[TelegramType],
     ) -> Response[TelegramType]:
+        target = _edit_target(self._follow_migration(method))
+        if target is None:
+            return await self._send_in_order(make_request, bot, method, None)
+        waiting = self._edits.get(target)
+        if waiting is not None and waiting.method.__api_method__ == method.__api_method__:
+            waiting.method = method  # the waiting edit goes out with this content
+            self.stats.coalesced += 1
+            result: Response[TelegramType] = await asyncio.shield(waiting.outcome)
+            return result
+        outcome = asyncio.get_running_loop().create_future()
+        edit = self._edits[target] = _Edit(target, method, outcome)
+        try:
+            response = await self._send_in_order(make_request, bot, method, edit)
+        except BaseException as exc:
+            if self._edits.get(target) is edit:
+                del self._edits[target]
+            if not edit.outcome.done():
+                edit.outcome.set_exception(exc)
+                edit.outcome.exception()  # retrieved: no "never retrieved" warning
+            raise
+        edit.outcome.set_result(response)
+        return response
+
+    async def _send_in_order(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+        edit: _Edit | None,
+    ) -> Response[TelegramType]:
         weight = _weight(method)
         migrations = 0
         while True:
             method = self._follow_migration(method)
             try:
-                return await self._send_in_queue(make_request, bot, method, weight)
+                return await self._send_in_queue(make_request, bot, method, weight, edit)
             except _Reroute as reroute:
                 migrations = self._check_migration(reroute.error, migrations)
                 method = reroute.method
@@ -338,10 +453,11 @@ class FloodControl(BaseRequestMiddleware):
         bot: Bot,
         method: TelegramMethod[TelegramType],
         weight: int,
+        edit: _Edit | None,
     ) -> Response[TelegramType]:
         key = _chat_key(method)
         if key is None:
-            return await self._send_in_chat(make_request, bot, method, None, weight)
+            return await self._send_in_chat(make_request, bot, method, None, weight, edit)
         self._sweep()
         chat = self._chat(key)
         chat.users += 1
@@ -349,7 +465,7 @@ class FloodControl(BaseRequestMiddleware):
             async with chat.lock:
                 if isinstance(key, int) and key in self._migrated:
                     raise _Requeue
-                return await self._send_in_chat(make_request, bot, method, chat, weight)
+                return await self._send_in_chat(make_request, bot, method, chat, weight, edit)
         finally:
             chat.users -= 1
 
@@ -360,8 +476,12 @@ class FloodControl(BaseRequestMiddleware):
         method: TelegramMethod[TelegramType],
         chat: _Chat | None,
         weight: int,
+        edit: _Edit | None = None,
     ) -> Response[TelegramType]:
-        """Send ``method`` once its chat (if any) and global windows allow, retrying 429s."""
+        """Send ``method`` once its chat (if any) and global windows allow, retrying 429s.
+
+        For a waiting ``edit`` the newest content is taken when it goes out.
+        """
         retries = 0
         blocked_until = 0.0  # stands in for chat.blocked_until when there is no chat
         while True:
@@ -369,7 +489,7 @@ class FloodControl(BaseRequestMiddleware):
             while (left := until - self._clock()) > 0:
                 await self._sleep(left)
             try:
-                return await self._dispatch(make_request, bot, method, chat, weight)
+                return await self._dispatch(make_request, bot, method, chat, weight, edit)
             except TelegramRetryAfter as e:
                 retries = self._check_retry(e, retries)
                 # Block the whole chat: its queued requests would only collect more 429s.
@@ -380,7 +500,8 @@ class FloodControl(BaseRequestMiddleware):
                     blocked_until = until
             except TelegramMigrateToChat as e:
                 # Leave this chat's queue and join the new chat's one.
-                raise _Reroute(e, await self._migrate(method, e.migrate_to_chat_id)) from None
+                sent = self._follow_migration(edit.method) if edit else method
+                raise _Reroute(e, await self._migrate(sent, e.migrate_to_chat_id)) from None
 
     async def _dispatch(
         self,
@@ -389,8 +510,9 @@ class FloodControl(BaseRequestMiddleware):
         method: TelegramMethod[TelegramType],
         chat: _Chat | None,
         weight: int,
+        edit: _Edit | None,
     ) -> Response[TelegramType]:
-        taken: list[_Window] = []
+        taken: list[_Window | _Pace] = []
         sent = False
         try:
             # Chat windows are only touched by the holder of the chat lock.
@@ -400,13 +522,18 @@ class FloodControl(BaseRequestMiddleware):
             async with self._global_lock:
                 await self._acquire(self._global, weight)
                 taken.append(self._global)
+            if edit is not None:
+                # It goes out now, with the newest content; a newer edit queues anew.
+                if self._edits.get(edit.target) is edit:
+                    del self._edits[edit.target]
+                method = self._follow_migration(edit.method)
             sent = True  # from here on Telegram may count it, whatever happens
             return await make_request(bot, method)
         finally:
             for window in taken:
                 window.finish(weight, sent=sent)
 
-    async def _acquire(self, window: _Window, weight: int) -> None:
+    async def _acquire(self, window: _Window | _Pace, weight: int) -> None:
         while (delay := window.delay(weight)) != 0:
             if delay is None:
                 await window.changed()
@@ -420,7 +547,9 @@ class FloodControl(BaseRequestMiddleware):
         chat = self._chats.get(key)
         if chat is None:
             limits = self.limits
-            windows = [_Window(limits.chat_rate, limits.chat_period, self._clock)]
+            windows: list[_Window | _Pace] = [
+                _Pace(limits.chat_burst, limits.chat_period, self._clock)
+            ]
             if _is_group(key):
                 windows.append(_Window(limits.group_rate, limits.group_period, self._clock))
             chat = self._chats[key] = _Chat(windows=tuple(windows))

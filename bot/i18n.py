@@ -14,23 +14,30 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from aiogram.types import TelegramObject, User
+from aiogram.types import Chat, TelegramObject, User
 from aiogram.utils.i18n import I18n, I18nMiddleware
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+
+from bot.db import tournaments
+from bot.db.connection import Database
 
 DEFAULT_LOCALE = "ru"
 DOMAIN = "messages"
 
 
 class PoI18n(I18n):
-    """aiogram's I18n, loading every `<lang>/LC_MESSAGES/messages.po` in memory."""
+    """aiogram's I18n, loading every `<lang>/LC_MESSAGES/messages.po` in memory.
+
+    A language's folder may hold further `*.po` files beside `messages.po` (one per
+    feature); their entries join the same catalog.
+    """
 
     def find_locales(self) -> dict[str, gettext.GNUTranslations]:
         translations: dict[str, gettext.GNUTranslations] = {}
         for po_path in sorted(self.path.glob(f"*/LC_MESSAGES/{self.domain}.po")):
-            with po_path.open("rb") as fp:
-                catalog = read_po(fp, locale=po_path.parent.parent.name)
+            catalog = read_catalog(po_path.parent, locale=po_path.parent.parent.name)
             buffer = io.BytesIO()
             write_mo(buffer, catalog)
             buffer.seek(0)
@@ -48,15 +55,69 @@ class PoI18n(I18n):
             I18n.reset_current(token)
 
 
+def read_catalog(folder: Path, locale: str | None = None, domain: str = DOMAIN) -> Catalog:
+    """`<domain>.po` of one language's folder, with the entries of its other `*.po` files."""
+    with (folder / f"{domain}.po").open("rb") as fp:
+        catalog = read_po(fp, locale=locale)
+    for extra in sorted(folder.glob("*.po")):
+        if extra.stem == domain:
+            continue
+        with extra.open("rb") as fp:
+            for message in read_po(fp, locale=locale):
+                if message.id:
+                    catalog[message.id] = message
+    return catalog
+
+
 def locale_for(user: User | None) -> str:
     """English for English-speaking users, Russian for everyone else."""
-    code = (user.language_code or "") if user else ""
-    return "en" if code.lower().startswith("en") else DEFAULT_LOCALE
+    return locale_of_code(user.language_code if user else None)
+
+
+def locale_of_code(code: str | None) -> str:
+    """``locale_for`` of a stored Telegram language code (the users table)."""
+    return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
+
+
+GROUP_CHATS = frozenset({"group", "supergroup"})
 
 
 class UserLocaleMiddleware(I18nMiddleware):
+    """A private chat reads the user's Telegram language; a group reads the language of
+    its tournament (everything the bot posts there, replies included, is in it). A group
+    without a tournament reads the sender's language.
+
+    The group's language is read from the database once and kept until the database
+    changes (``Database.changes``: any committed transaction, so a language chosen,
+    a tournament created or a group migrated is seen at the next update).
+    """
+
+    def __init__(self, i18n: I18n, *args: Any, **kwargs: Any) -> None:
+        super().__init__(i18n, *args, **kwargs)
+        # chat id -> (the database's change count when read, the language or None)
+        self._groups: dict[int, tuple[int, str | None]] = {}
+
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
+        chat: Chat | None = data.get("event_chat")
+        db = data.get("db")
+        if chat is not None and chat.type in GROUP_CHATS and db is not None:
+            language = await self.group_language(db, chat.id)
+            if language is not None:
+                return language
         return locale_for(data.get("event_from_user"))
+
+    async def group_language(self, db: Database, chat_id: int) -> str | None:
+        known = self._groups.get(chat_id)
+        if known is not None and known[0] == db.changes:
+            return known[1]
+        changes = db.changes
+        async with db.read() as conn:
+            language = await tournaments.chat_language(conn, chat_id)
+        if db.changes == changes:  # nothing committed while we read
+            if len(self._groups) > 10_000:
+                self._groups.clear()
+            self._groups[chat_id] = (changes, language)
+        return language
 
 
 def create_i18n(path: Path) -> PoI18n:

@@ -1,7 +1,7 @@
 """What the tournament's group chat is told: game results, notes and the standings.
 
 Handlers call these methods and never post to the group themselves, so flood
-control, debouncing and the live standings message live in one place (issue 6).
+control, debouncing and the live standings message live in one place.
 
 * **One live standings message** per tournament, pinned when the bot may pin, edited
   in place; a new one is posted only when the old one can't be edited. Its id and a
@@ -82,9 +82,7 @@ def standings_text(
     wins, Ci), its top rows only, so that it stays under ``limit`` characters."""
     rows = standings.rows
     games = sum(row.games for row in rows) // 10
-    head = f"<b>{html.escape(title)}</b>\n" + _("Standings after {games} games").format(
-        games=games
-    )
+    head = f"<b>{html.escape(title)}</b>\n" + standings_after(games)
     if not rows:
         return head + "\n" + _("No games counted yet.")
     notes = []
@@ -105,6 +103,12 @@ def standings_text(
         if utf16_len(text) <= limit or shown <= 1:
             return text
         shown -= 1
+
+
+def standings_after(games: int) -> str:
+    return _("Standings after {games} game", "Standings after {games} games", games).format(
+        games=games
+    )
 
 
 def split_labels(translated: str, english: str) -> list[str]:
@@ -238,7 +242,8 @@ class Publisher:
 
     :param debounce: seconds a change waits for others of the same tournament
         (``Settings.standings_debounce``); 0 publishes at once, in the caller's task.
-    :param i18n: the bot's translations; group texts are in the default language.
+    :param i18n: the bot's translations; group texts are in the tournament's language
+        (``TournamentRow.language``; the notes handlers enqueue are translated by them).
     """
 
     def __init__(
@@ -400,6 +405,8 @@ class Publisher:
                     ).format(title=html.escape(t.title))
                 try:
                     await bot.send_message(chief.user_id, text)
+                except TelegramForbiddenError as error:  # blocked or never started the bot
+                    log.info("could not tell chief judge %s: %s", chief.user_id, error)
                 except TelegramAPIError as error:
                     log.warning("could not tell chief judge %s: %s", chief.user_id, error)
 
@@ -518,7 +525,7 @@ class Publisher:
 
     @contextmanager
     def _language(self, locale: str | None) -> Iterator[None]:
-        """Translations for the group (the default language) or for one user."""
+        """Translations for the group (its tournament's language) or for one user."""
         i18n = self._translations()
         with i18n.context(), i18n.use_locale(locale or DEFAULT_LOCALE):
             yield
@@ -566,12 +573,13 @@ class Publisher:
             return False  # kept until the bot is back (bot_returned publishes them)
         chat_id = tournament.chat_id
         try:
-            await self._post_lines(bot, chat_id, [r for r in rows if r.text])
-            if any(r.kind != outbox.NOTE for r in rows):  # a note alone changes no points
-                await self._update_standings(bot, tournament)
-            saved = [r.game_id for r in rows if r.game_id is not None]
-            if saved:
-                await self._round_picture(bot, tournament, saved)
+            with self._language(tournament.language):  # the group reads the tournament's
+                await self._post_lines(bot, chat_id, [r for r in rows if r.text])
+                if any(r.kind != outbox.NOTE for r in rows):  # a note alone changes no points
+                    await self._update_standings(bot, tournament)
+                saved = [r.game_id for r in rows if r.game_id is not None]
+                if saved:
+                    await self._round_picture(bot, tournament, saved)
         except TelegramForbiddenError:
             await self.bot_removed(bot, chat_id)
             return False
@@ -687,7 +695,7 @@ class Publisher:
             _("#|Player|Total|Extra|Wins|Ci|Games"), "#|Player|Total|Extra|Wins|Ci|Games"
         )
         games = sum(row.games for row in current.standings.rows) // 10
-        subtitle = _("Standings after {games} games").format(games=games)
+        subtitle = standings_after(games)
         images = await asyncio.to_thread(
             render_standings, tournament.title, columns, rows, subtitle=subtitle, podium=podium
         )

@@ -35,13 +35,17 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def points(value: Fraction | int) -> str:
-    """Exact points for display: 2 decimals, half away from zero (D3): 0.13, -0.50."""
+MINUS = "\u2212"  # −: the one minus sign people read
+
+
+def points(value: Fraction | int, *, minus: str = MINUS) -> str:
+    """Exact points for display: 2 decimals, half away from zero (D3): 0.13, −0.50
+    (``minus="-"`` for files that programs read, e.g. CSV)."""
     exact = Fraction(value)
     hundredths, rest = divmod(abs(exact.numerator) * 100, exact.denominator)
     if 2 * rest >= exact.denominator:
         hundredths += 1
-    sign = "-" if exact < 0 and hundredths else ""
+    sign = minus if exact < 0 and hundredths else ""
     return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
 
 

@@ -9,6 +9,7 @@ from handlers import (
     backup,
     chat_events,
     common,
+    errors,
     exports,
     game_entry,
     lots,
@@ -30,6 +31,8 @@ def setup_routers() -> Router:
         # common goes last: its /start without a payload and its fallbacks must not
         # shadow the feature routers' more specific handlers.
         _root.include_routers(
+            # A 403 from any handler below: logged at INFO, the update counted as handled.
+            errors.router,
             # The group's own events (bot removed, group migrated) before anything else.
             chat_events.router,
             # The judge's game card: its commands, state-filtered text and g* buttons.
@@ -70,6 +73,7 @@ PRIVATE_COMMANDS = (
     ("protests", "Открытые протесты (главный судья)", "Open protests (chief judge)"),
     ("lot", "Жребий для равных игроков (главный судья)", "Draw lots for ties (chief judge)"),
     ("export", "Выгрузка турнира: JSON, CSV, XLSX, протоколы", "Export: JSON, CSV, XLSX"),
+    ("timezone", "Часовой пояс турнира (главный судья)", "The tournament's time zone (chief)"),
 )
 GROUP_COMMANDS = (
     ("help", "Помощь", "Help"),
@@ -77,6 +81,7 @@ GROUP_COMMANDS = (
     ("tournament", "Турнир", "Tournament"),
     ("staff", "Судьи турнира", "The tournament's judges"),
     ("new_tournament", "Создать турнир в этой группе", "Create a tournament in this group"),
+    ("timezone", "Часовой пояс турнира", "The tournament's time zone"),
     ("rating", "Рейтинг: /rating all — все игроки", "Standings: /rating all for everyone"),
     ("protest", "Протест на игру (до 10 минут после)", "Protest a game (within 10 minutes)"),
 )

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.filters import Command
 from aiogram.types import BufferedInputFile, Message
 from aiogram.utils.i18n import gettext as _
@@ -69,6 +69,8 @@ async def backup(message: Message, db: Database, bot: Bot) -> None:
                 "by putting it in place of the bot's database file."
             ).format(stamp=stamp),
         )
+    except TelegramForbiddenError as exc:  # he blocked the bot: nowhere to say so
+        log.info("could not send the backup: %s", exc)
     except TelegramAPIError as exc:
         log.warning("could not send the backup: %s", exc)
         await message.answer(_("I could not send the file; try again later."))

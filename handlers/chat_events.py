@@ -1,4 +1,4 @@
-"""What happens to the tournament's group itself (issue 6).
+"""What happens to the tournament's group itself.
 
 * ``my_chat_member``: the bot was removed from a group (left or kicked) — its
   tournaments are marked and their chief judges told privately, once; the bot was

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import html
+
 from aiogram import F, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
+
+from bot.db import players, tournaments
+from bot.db.connection import Database
 
 router = Router(name="common")
 
@@ -23,8 +28,31 @@ def help_text() -> str:
 
 
 @router.message(CommandStart(), F.chat.type == "private")
-async def start(message: Message) -> None:
-    await message.answer(_("Hello! This is the tournament bot.") + "\n\n" + help_text())
+async def start(message: Message, db: Database) -> None:
+    lines = [_("Hello! This is the tournament bot.")]
+    if message.from_user is not None:
+        lines += await who_you_are(db, message.from_user.id)
+    await message.answer("\n\n".join([*lines, help_text()]))
+
+
+async def who_you_are(db: Database, user_id: int) -> list[str]:
+    """A player's tournaments (unfinished ones): under which nickname he plays there."""
+    found = []
+    async with db.read() as conn:
+        for player in await players.players_of_user(conn, user_id):
+            tournament = await tournaments.get_tournament(conn, player.tournament_id)
+            if tournament is None or tournament.status == "finished":
+                continue
+            title = "«" + html.escape(tournament.title) + "»"
+            name = "<b>" + html.escape(player.nickname) + "</b>"
+            if player.status == "confirmed":
+                found.append(_("You play in {title} as {nick}.").format(title=title, nick=name))
+            else:
+                found.append(
+                    _("Your application as {nick} to {title} is waiting for the chief judge.")
+                    .format(title=title, nick=name)
+                )
+    return found
 
 
 @router.message(Command("help"))

@@ -16,7 +16,7 @@ import html
 import logging
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import (
@@ -161,6 +161,8 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
     media[-1] = media[-1].model_copy(update={"caption": summary_caption(data)})
     try:
         await bot.send_media_group(chat_id, media)
+    except TelegramForbiddenError as error:  # he blocked the bot: nowhere to say so
+        log.info("export of tournament %s not sent: %s", tournament.id, error)
     except TelegramAPIError as error:
         log.warning("export of tournament %s not sent: %s", tournament.id, error)
         await bot.send_message(chat_id, _("The files could not be sent. Try /export again."))

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Mapping, Sequence
 
 from aiogram import Bot, Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
@@ -27,6 +29,7 @@ from bot.rating_format import esc, place_labels
 from bot.standings import StandingsService, TournamentStandings
 from scoring import InvalidGameError
 
+log = logging.getLogger(__name__)
 router = Router(name="lots")
 
 
@@ -149,6 +152,7 @@ async def lot_draw(
         role = await staff_db.staff_role(conn, tid, user.id)
         ids = await _names_to_ids(conn, tid)
         drawn = await lots_db.lots_for_tournament(conn, tid)
+        tournament = await tournaments_db.get_tournament(conn, tid)
     if role != "chief":
         await callback.answer(
             _("Only the tournament's chief judge draws lots (8.7.5)."), show_alert=True
@@ -175,6 +179,7 @@ async def lot_draw(
             await callback.answer(
                 _("This card is out of date: the standings changed. Send /lot again.")
             )
+        await _retire_button(callback, callback_data, None)  # it leads nowhere any more
         return
     label, names = group
     by_id = {pid: name for name, pid in ids.items()}
@@ -199,24 +204,55 @@ async def lot_draw(
                     "drawn_at": lot.drawn_at,
                 },
             )
-            with i18n.use_locale(DEFAULT_LOCALE):  # the chat reads the bot's language
+            # The group reads the tournament's language.
+            with i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
                 note = _(
                     "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
                 ).format(places=label, order=_drawn(first, lot.order, by_id))
             await publisher.enqueue(conn, tid, note=note, standings=True)  # the order changes
     if lot is None:
         await callback.answer(_("The lot for this group was drawn already and is kept (D12)."))
+        await _retire_button(callback, callback_data, None)
         return
     await callback.answer()
-    drawn_order = _drawn(first, lot.order, by_id)
-
-    if isinstance(callback.message, Message):
-        await callback.message.answer(
-            _("Lot drawn for places {places} (8.7.5): {order}. It is recorded and kept.").format(
-                places=label, order=drawn_order
-            )
-        )
+    await _retire_button(
+        callback,
+        callback_data,
+        # In the tournament's group the note below is the one announcement of the draw;
+        # in private the offer itself tells the chief judge what was drawn.
+        None
+        if tournament is not None and _in_chat(callback, tournament.chat_id)
+        else _("Lot drawn for places {places} (8.7.5): {order}. It is recorded and kept.").format(
+            places=label, order=_drawn(first, lot.order, by_id)
+        ),
+    )
     await publisher.publish(bot, tid, now=True)
+
+
+def _in_chat(callback: CallbackQuery, chat_id: int | None) -> bool:
+    return callback.message is not None and callback.message.chat.id == chat_id
+
+
+async def _retire_button(callback: CallbackQuery, data: LotDraw, line: str | None) -> None:
+    """The offer loses the button of the group just drawn (the others stay), and gets
+    ``line`` under its text."""
+    message = callback.message
+    if not isinstance(message, Message):
+        return
+    packed = data.pack()
+    rows = [
+        kept
+        for row in (message.reply_markup.inline_keyboard if message.reply_markup else [])
+        if (kept := [b for b in row if b.callback_data != packed])
+    ]
+    markup = InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
+    try:
+        if line is None:
+            await message.edit_reply_markup(reply_markup=markup)
+        else:
+            await message.edit_text(f"{message.html_text}\n\n{line}", reply_markup=markup)
+    except TelegramAPIError as exc:  # gone or unchanged: the button is refused anyway
+        log.debug("lot offer not edited: %s", exc)
 
 
 def _drawn(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> str:

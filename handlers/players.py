@@ -29,13 +29,15 @@ from aiogram.types import (
     User,
 )
 from aiogram.utils.deep_linking import create_start_link
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, invites, players, staff, tournaments
+from bot.db import audit, invites, players, staff, tournaments, users
 from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname, NicknameTaken, PlayerHasGames, UserAlreadyPlayer
 from bot.db.players import MAX_NICKNAME, PlayerRow  # one limit for /join, /roster, seating
 from bot.db.tournaments import TournamentRow
+from bot.i18n import DEFAULT_LOCALE, locale_of_code
 from handlers.staff import PLAYER_PAYLOAD, TOKEN_PATTERN, invite_refusal, revoke_markup
 from handlers.tournaments import (
     GROUP_TYPES,
@@ -426,10 +428,27 @@ async def _chief_of_player(
     return player, tournament
 
 
-def decided_text(player: PlayerRow) -> str:
+def decided_text(player: PlayerRow, applicant: str | None = None) -> str:
+    """The decision, naming who applied (``names_of``' HTML) when an account did."""
+    if applicant is None:
+        if player.status == "confirmed":
+            return _("✅ {nick} is confirmed.").format(nick=nick(player.nickname))
+        return _("❌ {nick} is rejected.").format(nick=nick(player.nickname))
     if player.status == "confirmed":
-        return _("✅ {nick} is confirmed.").format(nick=nick(player.nickname))
-    return _("❌ {nick} is rejected.").format(nick=nick(player.nickname))
+        return _("✅ {name} confirmed as {nick}.").format(
+            name=applicant, nick=nick(player.nickname)
+        )
+    return _("❌ {name}: the application as {nick} is rejected.").format(
+        name=applicant, nick=nick(player.nickname)
+    )
+
+
+async def applicant_of(db: Database, player: PlayerRow) -> str | None:
+    """Who applied as ``player``: his name and @username, or None for a roster line."""
+    if player.user_id is None:
+        return None
+    async with db.read() as conn:
+        return (await names_of(conn, [player.user_id]))[player.user_id]
 
 
 async def _edit(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:
@@ -468,9 +487,18 @@ async def _tell(bot: Bot, user_id: int | None, text: str) -> None:
         log.info("could not tell player %s about the decision", user_id)
 
 
+async def _locale_of_user(db: Database, user_id: int | None) -> str:
+    """The language a player is told the decision in: his own, not the chief's."""
+    if user_id is None:
+        return DEFAULT_LOCALE
+    async with db.read() as conn:
+        row = await users.get_user(conn, user_id)
+    return locale_of_code(row.language_code if row else None)
+
+
 @router.callback_query(PlayerDecision.filter())
 async def application_decided(
-    callback: CallbackQuery, callback_data: PlayerDecision, db: Database, bot: Bot
+    callback: CallbackQuery, callback_data: PlayerDecision, db: Database, bot: Bot, i18n: I18n
 ) -> None:
     found = await _chief_of_player(callback, db, callback_data.player_id)
     if found is None:
@@ -507,37 +535,34 @@ async def application_decided(
                     after=decided,
                 )
     if decided is None:
+        line = decided_text(before, await applicant_of(db, before))
         await callback.answer(
-            refusal or plain(_("Decided already: {status}").format(status=decided_text(before)))
+            refusal or plain(_("Decided already: {status}").format(status=line))
         )
         if callback_data.many:
             await _refresh_applications(callback, db, tournament)
         else:
-            await _mark_decided(
-                callback, db, tournament, before.nickname, before.user_id, decided_text(before)
-            )
+            await _mark_decided(callback, db, tournament, before.nickname, before.user_id, line)
         return
-    await callback.answer(plain(decided_text(decided)))
+    line = decided_text(decided, await applicant_of(db, decided))
+    await callback.answer(plain(line))
     if callback_data.many:
-        await _refresh_applications(callback, db, tournament)
+        # The list drops the decided application; the line keeps who it was.
+        await _refresh_applications(callback, db, tournament, line)
     else:
-        await _mark_decided(
-            callback, db, tournament, decided.nickname, decided.user_id, decided_text(decided)
-        )
-    if decided.status == "confirmed":
-        note = _("You are in: {nick} is confirmed for {title}.")
-    else:
-        note = _("Your application as {nick} to {title} was rejected by the chief judge.")
-    await _tell(
-        bot,
-        decided.user_id,
-        note.format(nick=nick(decided.nickname), title=quoted_title(tournament)),
-    )
+        await _mark_decided(callback, db, tournament, decided.nickname, decided.user_id, line)
+    with i18n.use_locale(await _locale_of_user(db, decided.user_id)):
+        if decided.status == "confirmed":
+            note = _("You are in: {nick} is confirmed for {title}.")
+        else:
+            note = _("Your application as {nick} to {title} was rejected by the chief judge.")
+        note = note.format(nick=nick(decided.nickname), title=quoted_title(tournament))
+    await _tell(bot, decided.user_id, note)
 
 
 @router.callback_query(ClaimDecision.filter())
 async def claim_decided(
-    callback: CallbackQuery, callback_data: ClaimDecision, db: Database, bot: Bot
+    callback: CallbackQuery, callback_data: ClaimDecision, db: Database, bot: Bot, i18n: I18n
 ) -> None:
     found = await _chief_of_player(callback, db, callback_data.player_id)
     if found is None:
@@ -556,13 +581,11 @@ async def claim_decided(
             _("❌ Not linked to {nick}.").format(nick=nick(player.nickname)),
             claim=True,
         )
-        await _tell(
-            bot,
-            claimant,
-            _("The chief judge did not confirm that you are {nick} in {title}.").format(
+        with i18n.use_locale(await _locale_of_user(db, claimant)):
+            told = _("The chief judge did not confirm that you are {nick} in {title}.").format(
                 nick=nick(player.nickname), title=title
-            ),
-        )
+            )
+        await _tell(bot, claimant, told)
         return
     answer: str
     linked: PlayerRow | None = None
@@ -607,13 +630,11 @@ async def claim_decided(
         _("✅ Linked to {nick}.").format(nick=nick(linked.nickname)),
         claim=True,
     )
-    await _tell(
-        bot,
-        claimant,
-        _("You are in: {nick} of {title} is now your account.").format(
+    with i18n.use_locale(await _locale_of_user(db, claimant)):
+        told = _("You are in: {nick} of {title} is now your account.").format(
             nick=nick(linked.nickname), title=title
-        ),
-    )
+        )
+    await _tell(bot, claimant, told)
 
 
 # -- the list of applications (from the tournament card) -----------------------------------
@@ -653,10 +674,10 @@ async def applications(
 
 
 async def _refresh_applications(
-    callback: CallbackQuery, db: Database, tournament: TournamentRow
+    callback: CallbackQuery, db: Database, tournament: TournamentRow, decided: str = ""
 ) -> None:
     text, markup = await applications(db, tournament)
-    await _edit(callback, text, markup)
+    await _edit(callback, (decided + "\n\n" if decided else "") + text, markup)
 
 
 @router.callback_query(TournamentAction.filter(F.action == "apps"))

@@ -46,6 +46,7 @@ from bot.db.timeutil import from_ts, to_ts
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
 from bot.i18n import DEFAULT_LOCALE
+from bot.localtime import clock as local_clock
 from bot.publishing import Publisher
 from bot.rating_format import esc, protest_note
 from handlers.callbacks import GameMenu
@@ -85,12 +86,16 @@ def locale_of(row: UserRow | None) -> str:
     return "en" if code.lower().startswith("en") else DEFAULT_LOCALE
 
 
-def clock(moment: datetime, reference: datetime | None = None) -> str:
-    """``18:10 UTC`` (seconds when they matter; the date when not the reference's day)."""
-    text = moment.strftime("%H:%M:%S" if moment.second else "%H:%M") + " UTC"
-    if reference is not None and moment.date() != reference.date():
-        text = moment.strftime("%Y-%m-%d ") + text
-    return text
+def clock(moment: datetime, tz: str | None, reference: datetime | None = None) -> str:
+    """``18:10 (UTC+03:00)`` in the tournament's zone ``tz`` (seconds when they matter;
+    the date when not the reference's day)."""
+    return local_clock(moment, tz, reference)
+
+
+async def timezone_of(db: Database, tournament_id: int) -> str | None:
+    async with db.read() as conn:
+        tournament = await tournaments_db.get_tournament(conn, tournament_id)
+    return tournament.timezone if tournament else None
 
 
 def game_name(game: GameRecord) -> str:
@@ -115,8 +120,8 @@ def card_text(
         game=game_name(game),
         nickname=esc(nickname),
         seat=seat.seat if seat else "?",
-        filed=clock(protest.filed_at, game.ended_at),
-        deadline=clock(game.protest_deadline, game.ended_at),
+        filed=clock(protest.filed_at, tournament.timezone, game.ended_at),
+        deadline=clock(game.protest_deadline, tournament.timezone, game.ended_at),
         reason=esc(reason),
     )
 
@@ -145,16 +150,16 @@ def not_seated_text() -> str:
     )
 
 
-def too_late_text(game: GameRecord, sent: datetime) -> str:
+def too_late_text(game: GameRecord, sent: datetime, tz: str | None) -> str:
     return _(
         "Too late: a protest is accepted no later than 10 minutes after the game's end "
         "(8.8.1). Your last game, {game}, ended at {ended}; the deadline was {deadline}, "
         "your message is from {sent}. Nothing was recorded."
     ).format(
         game=game_name(game),
-        ended=clock(game.ended_at, sent),
-        deadline=clock(game.protest_deadline, sent),
-        sent=clock(sent),
+        ended=clock(game.ended_at, tz, sent),
+        deadline=clock(game.protest_deadline, tz, sent),
+        sent=clock(sent, tz),
     )
 
 
@@ -270,7 +275,7 @@ async def protest_command(
         return
     if not in_window:
         last = max(played, key=lambda p: (p.game.ended_at, p.game.id))
-        await message.reply(too_late_text(last.game, sent))
+        await message.reply(too_late_text(last.game, sent, last.tournament.timezone))
         return
     if not fresh:
         item, own = already[0]
@@ -278,7 +283,10 @@ async def protest_command(
         return
     source = Source(message.chat.id, message.message_id, sent, reason)
     deps = Deps(db, bot, i18n, publisher)
-    if len(fresh) == 1:
+    # One game left unprotested is filed against straight away only when he protested
+    # none of the window's games: otherwise he may well mean the one he protested (one
+    # protest per player and game, 8.8), so he is asked, and told which one that was.
+    if len(fresh) == 1 and not already:
         await _game_chosen(fresh[0].game.id, source, user, state, deps)
         return
     await state.set_state(ProtestForm.game)
@@ -296,7 +304,8 @@ async def protest_command(
         [
             InlineKeyboardButton(
                 text=_("{game}, ended {ended}").format(
-                    game=game_name(p.game), ended=clock(p.game.ended_at, sent)
+                    game=game_name(p.game),
+                    ended=clock(p.game.ended_at, p.tournament.timezone, sent),
                 )
                 + (f" · {p.tournament.title}" if several else ""),
                 callback_data=ProtestGame(game_id=p.game.id).pack(),
@@ -304,10 +313,12 @@ async def protest_command(
         ]
         for p in sorted(fresh, key=lambda p: p.game.ended_at, reverse=True)
     ]
-    await message.reply(
-        _("You played several games in the last 10 minutes. Which one do you protest?"),
-        reply_markup=InlineKeyboardMarkup(inline_keyboard=rows),
-    )
+    question = _("You played several games in the last 10 minutes. Which one do you protest?")
+    if already:
+        question += "\n" + _("You already protested {games}.").format(
+            games="; ".join(game_name(item.game) for item, _own in already)
+        )
+    await message.reply(question, reply_markup=InlineKeyboardMarkup(inline_keyboard=rows))
 
 
 @router.callback_query(ProtestForm.game, ProtestGame.filter())
@@ -350,6 +361,9 @@ async def _game_chosen(
         return
     async with deps.db.read() as conn:
         game = await games_db.get_game(conn, game_id)
+        tournament = (
+            None if game is None else await tournaments_db.get_tournament(conn, game.tournament_id)
+        )
     if game is None:
         await state.clear()
         await deps.bot.send_message(
@@ -364,7 +378,10 @@ async def _game_chosen(
         _(
             "Write the reason of your protest against {game} in one message, before "
             "{deadline} (8.8.1). /cancel to stop."
-        ).format(game=game_name(game), deadline=clock(game.protest_deadline)),
+        ).format(
+            game=game_name(game),
+            deadline=clock(game.protest_deadline, tournament.timezone if tournament else None),
+        ),
         reply_to_message_id=None if private else source.message_id,
         # In a group the bot sees only replies to it (privacy mode): ask for one.
         reply_markup=None if private else ForceReply(selective=True),
@@ -456,11 +473,12 @@ async def _file(game_id: int, source: Source, user: User, state: FSMContext, dep
             "seated in the game may). Nothing was recorded."
         )
     except ProtestTooLate as late:
+        tz = await timezone_of(deps.db, game.tournament_id)
         refusal = _(
             "Too late: a protest is accepted no later than 10 minutes after the game's end "
             "(8.8.1); the deadline was {deadline}, your message is from {sent}. "
             "Nothing was recorded."
-        ).format(deadline=clock(late.deadline, late.filed_at), sent=clock(late.filed_at))
+        ).format(deadline=clock(late.deadline, tz, late.filed_at), sent=clock(late.filed_at, tz))
     except GameAnnulled:
         refusal = _("That game was annulled; there is nothing to protest.")
     except NotFound:
@@ -470,14 +488,17 @@ async def _file(game_id: int, source: Source, user: User, state: FSMContext, dep
     if refusal is not None:
         await bot.send_message(source.chat_id, refusal, reply_to_message_id=source.message_id)
         return
-    await bot.send_message(
-        source.chat_id,
-        _(
-            "Protest #{id} against {game} is recorded. The chief judge will decide it "
-            "(8.8.2), and I will tell you the decision."
-        ).format(id=protest.id, game=game_name(game)),
-        reply_to_message_id=source.message_id,
-    )
+    try:
+        await bot.send_message(
+            source.chat_id,
+            _(
+                "Protest #{id} against {game} is recorded. The chief judge will decide it "
+                "(8.8.2), and I will tell you the decision."
+            ).format(id=protest.id, game=game_name(game)),
+            reply_to_message_id=source.message_id,
+        )
+    except TelegramAPIError as error:  # e.g. 403: it is recorded, the chiefs still hear
+        log.info("protest %s: filer's chat %s not told: %s", protest.id, source.chat_id, error)
     for chief in chiefs:
         with deps.i18n.use_locale(locale_of(profiles.get(chief.user_id))):
             text = card_text(protest, game, tournament, nickname)
@@ -538,10 +559,10 @@ async def _chief_of(conn: Conn, game: GameRecord, user_id: int) -> bool:
     return await staff_db.staff_role(conn, game.tournament_id, user_id) == "chief"
 
 
-def decided_text(protest: ProtestRow) -> str:
+def decided_text(protest: ProtestRow, tz: str | None) -> str:
     return _("Already decided: {protest} at {at}. The decision is final (8.8.4).").format(
         protest=protest_note(protest.id, protest.status),
-        at=clock(protest.decided_at) if protest.decided_at else "?",
+        at=clock(protest.decided_at, tz) if protest.decided_at else "?",
     )
 
 
@@ -566,7 +587,7 @@ async def decide_tap(
         )
         return
     if protest.status != "open":
-        await callback.answer(decided_text(protest))
+        await callback.answer(decided_text(protest, await timezone_of(db, game.tournament_id)))
         return
     if await busy_elsewhere(state, ProtestDecision):
         await callback.answer(busy_text(), show_alert=True)
@@ -636,7 +657,9 @@ async def decision_text(
                 at=message.date,
             )
             player_user = await users_db.get_user(conn, decided.user_id)
-            with i18n.use_locale(DEFAULT_LOCALE):
+            tournament = await tournaments_db.get_tournament(conn, game.tournament_id)
+            # The group reads the tournament's language.
+            with i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
                 if upheld:
                     note = _(
                         "⚖️ Protest #{id} against {game} was upheld by the chief judge (8.8.4)."
@@ -649,7 +672,7 @@ async def decision_text(
             # The game no longer waits for the decision: the standings change too.
             await publisher.enqueue(conn, game.tournament_id, note=note, standings=True)
     except AlreadyDecided as error:
-        refusal = decided_text(error.row)
+        refusal = decided_text(error.row, await timezone_of(db, game.tournament_id))
     except PermissionError:
         refusal = _("Only the tournament's chief judge decides protests (8.8.2).")
     except NotFound:

@@ -12,8 +12,8 @@ import logging
 from typing import Literal
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramAPIError
-from aiogram.filters import Command
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError
+from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State, StatesGroup
@@ -33,12 +33,14 @@ from aiogram.types import (
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.config import Settings
 from bot.db import audit, games, players, staff, tournaments, users
 from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
-from bot.db.tournaments import StaffRole, StaffTournament, TournamentRow
+from bot.db.timeutil import utcnow
+from bot.db.tournaments import LANGUAGES, StaffRole, StaffTournament, TournamentRow
 from bot.db.users import UserRow
-from bot.i18n import DEFAULT_LOCALE
+from bot.localtime import valid_timezone, zone_label
 from bot.publishing import Publisher
 from scoring import b_value
 
@@ -241,7 +243,9 @@ async def bot_rights(bot: Bot, chat_id: int) -> RightsProblem | None:
     """What the bot lacks in the group (getChatMember for itself), or None."""
     try:
         member = await bot.get_chat_member(chat_id, bot.id)
-    except TelegramAPIError as exc:
+    except (TelegramAPIError, ClientDecodeError) as exc:
+        # ClientDecodeError: an answer aiogram can't read (e.g. a self-hosted Bot API
+        # server older than aiogram's types); the tournament is created all the same.
         log.warning("could not check my rights in %s: %s", chat_id, exc)
         return None
     if isinstance(member, ChatMemberLeft | ChatMemberBanned):
@@ -279,10 +283,47 @@ async def new_tournament_private(message: Message) -> None:
     )
 
 
+# What /new_tournament's optional arguments may name as the group's language.
+LANGUAGE_WORDS = {
+    "ru": "ru", "rus": "ru", "russian": "ru", "русский": "ru", "рус": "ru",
+    "en": "en", "eng": "en", "english": "en", "английский": "en", "англ": "en",
+}
+LANGUAGE_NAMES = {"ru": "Русский", "en": "English"}
+
+
+def parse_new_tournament_args(args: str | None) -> tuple[str | None, str | None, str | None]:
+    """(language, time zone, the first word that is neither) of ``/new_tournament en
+    Europe/Berlin``; both are optional and may come in any order."""
+    language = timezone = None
+    for word in (args or "").split():
+        if word.casefold() in LANGUAGE_WORDS:
+            language = LANGUAGE_WORDS[word.casefold()]
+            continue
+        found = valid_timezone(word)
+        if found is None:
+            return language, timezone, word
+        timezone = found
+    return language, timezone, None
+
+
+def new_tournament_usage(word: str) -> str:
+    return _(
+        "I don't know «{word}». /new_tournament takes, if you like, the group's language "
+        "(ru or en) and a time zone, e.g. <code>/new_tournament en Europe/Berlin</code>."
+    ).format(word=html.escape(word[:40]))
+
+
 @router.message(Command("new_tournament"), in_group)
-async def new_tournament(message: Message, state: FSMContext, db: Database, bot: Bot) -> None:
+async def new_tournament(
+    message: Message, command: CommandObject, state: FSMContext, db: Database, bot: Bot
+) -> None:
     user = message.from_user
     if user is None:
+        return
+    language, timezone, unknown = parse_new_tournament_args(command.args)
+    if unknown is not None:
+        await state.clear()
+        await message.reply(new_tournament_usage(unknown))
         return
     async with db.read() as conn:
         busy = await tournaments.running_tournament_for_chat(conn, message.chat.id)
@@ -306,7 +347,7 @@ async def new_tournament(message: Message, state: FSMContext, db: Database, bot:
             log.info("cannot tell %s that I can't post in %s", user.id, message.chat.id)
         return
     await state.set_state(NewTournament.title)
-    await state.set_data({"rights": problem})
+    await state.set_data({"rights": problem, "language": language, "timezone": timezone})
     await message.reply(
         _(
             "New tournament. You will be its chief judge.\n"
@@ -337,7 +378,9 @@ async def new_tournament_title(message: Message, state: FSMContext) -> None:
     if len(title) > MAX_TITLE:
         await message.reply(
             _(
-                "The title is too long ({length} characters, at most {max}). Send a shorter one."
+                "The title is too long ({length} character, at most {max}). Send a shorter one.",
+                "The title is too long ({length} characters, at most {max}). Send a shorter one.",
+                len(title),
             ).format(length=len(title), max=MAX_TITLE),
             reply_markup=ForceReply(selective=True),
         )
@@ -354,12 +397,17 @@ def parse_distance(text: str) -> int | None:
     text = text.strip()
     if not text.isascii() or not text.isdigit():
         return None
+    # Bounded before int(): Python refuses to convert more than 4300 digits.
+    if len(text) > len(str(MAX_DISTANCE)):
+        return None
     value = int(text)
     return value if 1 <= value <= MAX_DISTANCE else None
 
 
 @router.message(NewTournament.distance, in_group, is_conversation_text, replies_to_bot)
-async def new_tournament_distance(message: Message, state: FSMContext, db: Database) -> None:
+async def new_tournament_distance(
+    message: Message, state: FSMContext, db: Database, i18n: I18n, settings: Settings
+) -> None:
     user = message.from_user
     if user is None:
         return
@@ -382,7 +430,13 @@ async def new_tournament_distance(message: Message, state: FSMContext, db: Datab
     try:
         async with db.transaction() as conn:
             tournament = await tournaments.create_tournament(
-                conn, title=title, distance=distance, created_by=user.id, chat_id=message.chat.id
+                conn,
+                title=title,
+                distance=distance,
+                created_by=user.id,
+                chat_id=message.chat.id,
+                language=str(data.get("language") or tournaments.DEFAULT_LANGUAGE),
+                timezone=str(data.get("timezone") or settings.timezone),
             )
             await audit.audit(
                 conn,
@@ -409,14 +463,123 @@ async def new_tournament_distance(message: Message, state: FSMContext, db: Datab
         await message.reply(chat_busy_text(busy) if busy else no_tournament_here())
         return
     await state.clear()
+    asked = not data.get("language")
+    rights = str(data.get("rights") or "")
+    # The group reads the tournament's language from now on, this reply included.
+    with i18n.use_locale(tournament.language):
+        text = created_text(tournament, rights, ask_language=asked)
+        markup = language_markup(tournament.id, rights) if asked else None
+    await message.reply(text, reply_markup=markup)
+
+
+def created_text(tournament: TournamentRow, rights: str, *, ask_language: bool) -> str:
+    """The reply that creates the tournament: what it is, what next, its clock and,
+    unless /new_tournament named it, the question of the group's language."""
+    distance = tournament.distance
     text = _(
+        "Tournament {title} is created: {distance} game per player, B = {b}. "
+        "You are its chief judge.\n"
+        "Next: /invite_players for players' link, /roster to paste a list of nicknames, "
+        "/judge as a reply or /invite_judge to add judges, /tournament to start it.",
         "Tournament {title} is created: {distance} games per player, B = {b}. "
         "You are its chief judge.\n"
         "Next: /invite_players for players' link, /roster to paste a list of nicknames, "
-        "/judge as a reply or /invite_judge to add judges, /tournament to start it."
+        "/judge as a reply or /invite_judge to add judges, /tournament to start it.",
+        distance,
     ).format(title=quoted_title(tournament), distance=distance, b=b_value(distance))
-    warning = rights_warning(data.get("rights"))
-    await message.reply(text + ("\n\n" + warning if warning else ""))
+    text += "\n\n" + timezone_line(tournament)
+    warning = rights_warning(rights)
+    if warning:
+        text += "\n\n" + warning
+    if ask_language:
+        text += "\n\n" + _(
+            "Which language shall I write in here? Russian unless the chief judge "
+            "chooses English."
+        )
+    else:
+        text += "\n\n" + _("Language of the group: {language}.").format(
+            language=LANGUAGE_NAMES[tournament.language]
+        )
+    return text
+
+
+def timezone_line(tournament: TournamentRow) -> str:
+    return _(
+        "Times are shown in {zone}; /timezone changes it, e.g. "
+        "<code>/timezone Europe/Berlin</code>."
+    ).format(zone=zone_label(tournament.timezone, utcnow()))
+
+
+class TournamentLanguage(CallbackData, prefix="tl"):
+    """The chief judge answers which language the group reads."""
+
+    tournament_id: int
+    language: str
+    rights: str = ""  # what the bot lacked in the group, to keep the warning on the edit
+
+
+def language_markup(tournament_id: int, rights: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [
+                InlineKeyboardButton(
+                    text=LANGUAGE_NAMES[code],
+                    callback_data=TournamentLanguage(
+                        tournament_id=tournament_id, language=code, rights=rights
+                    ).pack(),
+                )
+                for code in LANGUAGES
+            ]
+        ]
+    )
+
+
+@router.callback_query(TournamentLanguage.filter())
+async def language_chosen(
+    callback: CallbackQuery, callback_data: TournamentLanguage, db: Database, i18n: I18n
+) -> None:
+    if callback_data.language not in LANGUAGES:
+        await callback.answer(out_of_date())
+        return
+    async with db.read() as conn:
+        found = await tournaments.get_tournament(conn, callback_data.tournament_id)
+        role = (
+            None
+            if found is None
+            else await staff.staff_role(conn, found.id, callback.from_user.id)
+        )
+    if found is None or found.status == "finished":
+        await callback.answer(out_of_date())
+        return
+    if role != "chief":
+        await callback.answer(only_chief())
+        return
+    async with db.transaction() as conn:
+        before = await tournaments.require_tournament(conn, found.id)
+        tournament = await tournaments.set_language(conn, found.id, callback_data.language)
+        if before.language != tournament.language:
+            await audit.audit(
+                conn,
+                action="tournament.language",
+                entity="tournament",
+                entity_id=tournament.id,
+                tournament_id=tournament.id,
+                actor_id=callback.from_user.id,
+                before={"language": before.language},
+                after={"language": tournament.language},
+            )
+    with i18n.use_locale(tournament.language):
+        await callback.answer(
+            _("Language of the group: {language}.").format(
+                language=LANGUAGE_NAMES[tournament.language]
+            )
+        )
+        text = created_text(tournament, callback_data.rights, ask_language=False)
+    if isinstance(callback.message, Message):
+        try:
+            await callback.message.edit_text(text, reply_markup=None)
+        except TelegramAPIError as exc:  # gone, or the same language tapped twice
+            log.debug("creation message not edited: %s", exc)
 
 
 # -- the /tournament card -----------------------------------------------------------------
@@ -445,9 +608,11 @@ async def card(
     lines = [
         "🏆 <b>" + html.escape(tournament.title) + "</b>",
         _("Status: {status}").format(status=status_name(tournament.status)),
-        _("Distance: {distance} games per player (8.6.1), B = {b} (D2)").format(
-            distance=tournament.distance, b=b_value(tournament.distance)
-        ),
+        _(
+            "Distance: {distance} game per player (8.6.1), B = {b} (D2)",
+            "Distance: {distance} games per player (8.6.1), B = {b} (D2)",
+            tournament.distance,
+        ).format(distance=tournament.distance, b=b_value(tournament.distance)),
         _("Chief judge: {names}").format(names=", ".join(chiefs)),
         _("Judges: {names}").format(names=", ".join(judges) if judges else _("none yet")),
         _("Players: {confirmed} confirmed, {pending} waiting for confirmation").format(
@@ -570,7 +735,7 @@ async def change_status(
         async with db.transaction() as conn:
             before = await tournaments.require_tournament(conn, tournament.id)
             after = await tournaments.set_status(conn, tournament.id, wanted)
-            with i18n.use_locale(DEFAULT_LOCALE):  # the group reads the bot's language
+            with i18n.use_locale(after.language):  # the group reads the tournament's
                 if wanted == "running":
                     note = _("Tournament {title} has started. Good games!")
                 else:
@@ -640,3 +805,127 @@ async def finish_cancelled(
         return
     await callback.answer()
     await _refresh_card(callback, db, tournament.id)
+
+
+# -- /timezone: the clock the tournament's times are shown in -------------------------------
+
+
+class TimezonePick(CallbackData, prefix="tz"):
+    """A chief judge of several tournaments picks the one whose zone changes."""
+
+    tournament_id: int
+    zone: str
+
+
+def unknown_timezone(name: str) -> str:
+    return _(
+        "«{name}» is not a time zone I know. Use an IANA name such as Europe/Moscow, "
+        "Europe/Berlin or Asia/Yekaterinburg, e.g. <code>/timezone Europe/Berlin</code>."
+    ).format(name=html.escape(name[:64]))
+
+
+def current_timezone_text(tournament: TournamentRow) -> str:
+    return _(
+        "Times of {title} are shown in {zone}. To change it: "
+        "<code>/timezone Area/City</code>, e.g. <code>/timezone Europe/Berlin</code>."
+    ).format(title=quoted_title(tournament), zone=zone_label(tournament.timezone, utcnow()))
+
+
+async def set_tournament_timezone(
+    db: Database, tournament: TournamentRow, zone: str, actor_id: int
+) -> TournamentRow:
+    async with db.transaction() as conn:
+        after = await tournaments.set_timezone(conn, tournament.id, zone)
+        if after.timezone != tournament.timezone:
+            await audit.audit(
+                conn,
+                action="tournament.timezone",
+                entity="tournament",
+                entity_id=tournament.id,
+                tournament_id=tournament.id,
+                actor_id=actor_id,
+                before={"timezone": tournament.timezone},
+                after={"timezone": after.timezone},
+            )
+    return after
+
+
+def timezone_set_text(tournament: TournamentRow) -> str:
+    return _("Times of {title} are shown in {zone} from now on.").format(
+        title=quoted_title(tournament), zone=zone_label(tournament.timezone, utcnow())
+    )
+
+
+@router.message(Command("timezone"))
+async def timezone_command(message: Message, command: CommandObject, db: Database) -> None:
+    """The chief judge sets the tournament's time zone, in its group or in private."""
+    user = message.from_user
+    if user is None:
+        return
+    name = (command.args or "").strip()
+    zone = valid_timezone(name) if name else None
+    if name and zone is None:
+        await message.reply(unknown_timezone(name))
+        return
+    if message.chat.type in GROUP_TYPES or zone is None:
+        tournament = await resolve_tournament(message, db, "timezone", need="chief")
+        if tournament is None:
+            return
+    else:
+        async with db.read() as conn:
+            rows = await tournaments.tournaments_for_staff(conn, user.id)
+        rows = [row for row in rows if row.role == "chief"]
+        if not rows:
+            await message.answer(_("You are not the chief judge of any unfinished tournament."))
+            return
+        if len(rows) > 1:
+            await message.answer(
+                _("Which tournament?"),
+                reply_markup=InlineKeyboardMarkup(
+                    inline_keyboard=[
+                        [
+                            InlineKeyboardButton(
+                                text=row.tournament.title[:60],
+                                callback_data=TimezonePick(
+                                    tournament_id=row.tournament.id, zone=zone
+                                ).pack(),
+                            )
+                        ]
+                        for row in rows[:30]
+                    ]
+                ),
+            )
+            return
+        tournament = rows[0].tournament
+    if zone is None:
+        await message.reply(current_timezone_text(tournament))
+        return
+    tournament = await set_tournament_timezone(db, tournament, zone, user.id)
+    await message.reply(timezone_set_text(tournament))
+
+
+@router.callback_query(TournamentPick.filter(F.command == "timezone"))
+async def timezone_shown(
+    callback: CallbackQuery, callback_data: TournamentPick, db: Database
+) -> None:
+    tournament = await resolve_pick(callback, callback_data, db, need="chief")
+    if tournament is None or not isinstance(callback.message, Message):
+        return
+    await callback.message.answer(current_timezone_text(tournament))
+
+
+@router.callback_query(TimezonePick.filter())
+async def timezone_picked(
+    callback: CallbackQuery, callback_data: TimezonePick, db: Database
+) -> None:
+    zone = valid_timezone(callback_data.zone)
+    tournament = await resolve_pick(
+        callback,
+        TournamentPick(command="timezone", tournament_id=callback_data.tournament_id),
+        db,
+        need="chief",
+    )
+    if tournament is None or zone is None or not isinstance(callback.message, Message):
+        return
+    tournament = await set_tournament_timezone(db, tournament, zone, callback.from_user.id)
+    await callback.message.edit_text(timezone_set_text(tournament), reply_markup=None)

@@ -1,8 +1,10 @@
 """``python -m scoring standings FILE`` (scoring-contract.md).
 
-Exit codes: 0 standings printed; 2 the file is not a tournament (one line naming the
-file and the field) or breaks rules (one ``GAME_ID: RULE_ID: message`` line per
-problem on standard error, nothing on standard output).
+Exit codes: 0 standings printed (games whose judge's points above 0.5 await the chief
+judge's approval are listed in ``pending_games`` and named on standard error, one
+``GAME_ID: D7: ...`` warning line each); 2 the file is not a tournament (one line
+naming the file and the field) or breaks rules (one ``GAME_ID: RULE_ID: message``
+line per problem on standard error, nothing on standard output).
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ tournament's standings by the federation's rules (RULES.md, sections 8.2-8.7).""
 
 _STANDINGS_EPILOG = """\
 FILE is a JSON tournament file as in scoring-contract.md ("-" reads standard input).
-Output: one JSON object {"B": ..., "standings": [...]} (or a table), exit status 0.
+Output: one JSON object {"B": ..., "pending_games": [...], "standings": [...]} (or a
+table), exit status 0. A game whose judge's extra points above 0.5 still wait for the
+chief judge's approval (D7) is listed in pending_games, its points left out of the
+totals, and named on standard error: one "GAME_ID: D7: ..." warning line each.
 A file that breaks a rule prints one "GAME_ID: RULE_ID: message" line per problem
 on standard error and exits with 2; so does a file that is not valid JSON or lacks
 a required field (one line naming the file and the field).
@@ -132,7 +137,18 @@ def _standings_command(file: str, output: str) -> int:
     standings = tally.standings(head.distance, head.lot)
     text = standings_json(standings) if output == "json" else standings_table(standings)
     _write(sys.stdout, text + "\n")
+    if standings.pending_games:
+        sys.stderr.write("".join(f"{warning}\n" for warning in pending_warnings(standings)))
     return EXIT_OK
+
+
+def pending_warnings(standings: Standings) -> list[str]:
+    """One ``GAME_ID: D7: ...`` line per pending game (the contract's warning)."""
+    return [
+        f"{game_id}: D7: judge's extra points above 0.5 await the chief judge's approval "
+        "(8.4.3); not counted in any total"
+        for game_id in standings.pending_games
+    ]
 
 
 def standings_json(standings: Standings) -> str:
@@ -140,6 +156,7 @@ def standings_json(standings: Standings) -> str:
     return json.dumps(
         {
             "B": standings.B,
+            "pending_games": list(standings.pending_games),  # D7, in input order
             "standings": [
                 {
                     "place": row.place,

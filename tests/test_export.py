@@ -1,4 +1,4 @@
-"""Exports for the chief judge (issue 6): the tournament JSON recomputes the bot's own
+"""Exports for the chief judge: the tournament JSON recomputes the bot's own
 standings through the real ``python -m scoring standings``; CSV and XLSX open and hold
 every row; the protocols tell every game; ``python -m bot export`` writes the files."""
 

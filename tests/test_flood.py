@@ -8,7 +8,6 @@ had to answer 429 and no request was retried before its ``retry_after`` expired.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import random
 import time
 from collections.abc import Awaitable
@@ -68,13 +67,30 @@ def arrivals(session: RecordingSession, chat_id: int) -> list[float]:
     return [c.at for c in session.calls if c.ok and getattr(c.method, "chat_id", None) == chat_id]
 
 
+def assert_paced(at: list[float], *, period: float, burst: int = 3) -> None:
+    """A chat's pace: the k-th previous request at least (k - burst + 1) periods before."""
+    for i, now in enumerate(at):
+        for k in range(burst, i + 1):
+            assert now - at[i - k] >= (k - burst + 1) * period - EPS, (i, k, at)
+
+
+def most_in_any(at: list[float], window: float) -> int:
+    """The most stamps that fall in any half-open window of ``window`` seconds."""
+    most, start = 0, 0
+    for end, now in enumerate(sorted(at)):
+        while sorted(at)[start] <= now - window:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
 def assert_clean(session: RecordingSession) -> None:
     assert session.limit_hits == 0, "the server had to answer 429"
     assert session.violations == 0, "a request was retried before retry_after passed"
 
 
 async def test_group_burst_is_queued_spaced_and_ordered() -> None:
-    bot, session, _ = make_bot(0.02)  # group: 20 per 1.2 s, chat: 1 per 20 ms
+    bot, session, _ = make_bot(0.02)  # group: 20 per 1.2 s, chat: 3 at once then 1 per 20 ms
     texts = [f"announcement {i}" for i in range(30)]
 
     _, elapsed = await timed(asyncio.gather(*(bot.send_message(-100, t) for t in texts)))
@@ -83,7 +99,7 @@ async def test_group_burst_is_queued_spaced_and_ordered() -> None:
     assert session.sent_texts(-100) == texts
     assert len(session.requests) == 30  # no retries needed
     at = arrivals(session, -100)
-    assert all(b - a >= 0.02 - EPS for a, b in itertools.pairwise(at))
+    assert_paced(at, period=0.02)
     assert all(at[i + 20] - at[i] >= 1.2 - EPS for i in range(10))
     assert 1.2 <= elapsed < 4
 
@@ -99,17 +115,17 @@ async def test_without_flood_control_the_same_burst_hits_429() -> None:
 
 
 async def test_chats_are_not_serialised_behind_each_other() -> None:
-    bot, session, _ = make_bot(0.2, latency=0.005)  # 1 message per 0.2 s per chat
+    bot, session, _ = make_bot(0.2, latency=0.005)  # 3 at once, then 1 per 0.2 s per chat
     chats = range(1001, 1011)
 
     _, elapsed = await timed(
-        asyncio.gather(*(bot.send_message(c, f"{c}:{i}") for i in range(3) for c in chats))
+        asyncio.gather(*(bot.send_message(c, f"{c}:{i}") for i in range(5) for c in chats))
     )
 
     assert_clean(session)
     for c in chats:
-        assert session.sent_texts(c) == [f"{c}:{i}" for i in range(3)]
-    # Each chat needs >= 0.4 s; one after another would take >= 4 s.
+        assert session.sent_texts(c) == [f"{c}:{i}" for i in range(5)]
+    # Each chat needs >= 0.4 s (burst of 3, then two more); one after another >= 4 s.
     assert 0.4 <= elapsed < 1.5
 
 
@@ -126,7 +142,7 @@ async def test_retry_after_is_waited_out_without_blocking_other_chats() -> None:
     (message, first_elapsed), (_, second_elapsed) = await first, await second
     assert message.text == "first"
     assert first_elapsed >= 1.0
-    assert second_elapsed >= first_elapsed  # queued behind, not sent into the 429
+    assert second_elapsed >= 1.0  # queued behind the 429's block, not sent into it
     assert session.sent_texts(1) == ["first", "second"]  # delivered once, in order
     assert len(session.requests_of(SendMessage)) == 4  # one failed attempt + 3
     assert session.violations == 0
@@ -301,7 +317,7 @@ def test_limits_validate_and_scale() -> None:
     assert (scaled.chat_period, scaled.group_period, scaled.global_period) == (0.5, 30.0, 0.5)
     assert scaled.group_rate == 20
     with pytest.raises(ValueError):
-        FloodLimits(chat_rate=0)
+        FloodLimits(chat_burst=0)
 
 
 async def test_global_rate_is_shared_by_all_chats() -> None:
@@ -323,3 +339,95 @@ async def test_idle_chats_are_forgotten() -> None:
     clock.now += 61  # past the longest window: nothing left to remember
     await bot.send_message(99, "hi")
     assert list(flood._chats) == [99]
+
+
+async def test_a_chat_bursts_three_then_goes_on_at_one_a_period() -> None:
+    bot, session, _ = make_bot(0.05)  # "a second" is 50 ms
+    texts = [f"tap {i}" for i in range(8)]
+
+    _, elapsed = await timed(asyncio.gather(*(bot.send_message(7, t) for t in texts)))
+
+    assert_clean(session)
+    assert session.sent_texts(7) == texts
+    at = arrivals(session, 7)
+    assert at[2] - at[0] < 0.03  # the first three at once
+    assert_paced(at, period=0.05)
+    assert elapsed >= 5 * 0.05 - EPS  # the other five at the steady pace
+
+
+async def test_waiting_edits_of_one_message_coalesce_and_the_newest_goes_out() -> None:
+    bot, session, flood = make_bot(0.1)  # 3 at once, then 1 per 0.1 s
+    card = await bot.send_message(5, "card 0")
+    for i in (1, 2):  # the rest of the burst
+        await bot.edit_message_text(f"card {i}", chat_id=5, message_id=card.message_id)
+    # Ten quick taps while the chat waits for its next slot: one edit, the newest.
+    edits = [
+        asyncio.create_task(
+            bot.edit_message_text(f"card {i}", chat_id=5, message_id=card.message_id)
+        )
+        for i in range(3, 13)
+    ]
+    results = await asyncio.gather(*edits)
+
+    assert_clean(session)
+    texts = [m.text for m in session.requests_of(EditMessageText)]
+    assert texts == ["card 1", "card 2", "card 12"]  # a superseded edit is never sent
+    assert all(getattr(r, "text", None) == "card 12" for r in results)
+    assert flood.stats.coalesced == 9
+
+
+async def test_an_edit_of_another_kind_or_after_dispatch_is_not_folded_in() -> None:
+    bot, session, _ = make_bot(0.1, latency=0.02)
+    card = await bot.send_message(5, "card")
+    other = await bot.send_message(5, "other")
+    first = asyncio.create_task(
+        bot.edit_message_text("text 1", chat_id=5, message_id=card.message_id)
+    )
+    await asyncio.sleep(0.005)  # dispatched (in flight), no longer waiting
+    markup = asyncio.create_task(
+        bot.edit_message_reply_markup(chat_id=5, message_id=card.message_id)
+    )
+    second = asyncio.create_task(
+        bot.edit_message_text("text 2", chat_id=5, message_id=card.message_id)
+    )
+    elsewhere = asyncio.create_task(
+        bot.edit_message_text("other 2", chat_id=5, message_id=other.message_id)
+    )
+    await asyncio.gather(first, markup, second, elsewhere)
+
+    assert_clean(session)
+    sent = [m.__api_method__ for m in session.requests if m.__api_method__.startswith("edit")]
+    assert sent == ["editMessageText", "editMessageReplyMarkup", "editMessageText",
+                    "editMessageText"]
+    assert session.last_text(5) in ("text 2", "other 2")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_never_over_telegrams_counts_in_any_window(seed: int) -> None:
+    """Private chat: <= 3 in any 1 s and <= 12 in any 10 s; group: <= 20 in any 60 s;
+    the bot: <= 30 in any 1 s, under a random mix of sends and card edits."""
+    scale = 0.01
+    rng = random.Random(seed)
+    bot, session, _ = make_bot(scale, latency=lambda: rng.uniform(0, 0.001))
+    private, groups = [11, 12, 13, 14], [-101, -102]
+    cards = {c: (await bot.send_message(c, "card")).message_id for c in private}
+    calls = []
+    for i in range(400):
+        chat = rng.choice(private + groups)
+        if chat > 0 and rng.random() < 0.7:
+            calls.append(bot.edit_message_text(f"v{i}", chat_id=chat, message_id=cards[chat]))
+        else:
+            calls.append(bot.send_message(chat, f"m{i}"))
+        if rng.random() < 0.3:
+            await asyncio.sleep(rng.uniform(0, 0.02))
+    await asyncio.gather(*(asyncio.ensure_future(c) for c in calls))
+
+    assert_clean(session)
+    for chat in private:
+        at = arrivals(session, chat)
+        assert most_in_any(at, 1 * scale) <= 3
+        assert most_in_any(at, 10 * scale) <= 12
+    for chat in groups:
+        assert most_in_any(arrivals(session, chat), 60 * scale) <= 20
+    everything = [c.at for c in session.calls if c.ok and counts_toward_limits(c.method)]
+    assert most_in_any(everything, 1 * scale) <= 30

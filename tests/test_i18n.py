@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import read_po
 
-from bot.i18n import create_i18n, locale_for
+from bot.i18n import create_i18n, locale_for, read_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
@@ -24,8 +23,7 @@ def _msgids() -> set[str]:
 
 
 def test_every_text_is_translated_to_russian() -> None:
-    with (LOCALES / "ru/LC_MESSAGES/messages.po").open("rb") as fp:
-        catalog = read_po(fp)
+    catalog = read_catalog(LOCALES / "ru/LC_MESSAGES")
     translated = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id and m.string}
     missing = sorted(_msgids() - translated)
     assert not missing, "untranslated: " + "; ".join(m[:60] for m in missing)

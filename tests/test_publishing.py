@@ -1,4 +1,4 @@
-"""The tournament chat's live standings (issue 6): one pinned message edited in place,
+"""The tournament chat's live standings: one pinned message edited in place,
 debounced, flood-safe, re-posted when lost, following a migrated group, and a
 removed bot telling the chief judge once.
 

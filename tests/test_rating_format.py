@@ -54,8 +54,8 @@ def row(place: int, player: str, total: str = "1", extra: str = "0", wins: int =
         (Fraction(0), "0.00"),
         (Fraction(2, 15), "0.13"),  # Ci = 0.4 / 3 (D3: exact, shown with 2 decimals)
         (Fraction(1, 8), "0.13"),  # half up
-        (Fraction(-1, 2), "-0.50"),
-        (Fraction(-1, 1000), "0.00"),  # no "-0.00"
+        (Fraction(-1, 2), "−0.50"),  # one minus sign, U+2212
+        (Fraction(-1, 1000), "0.00"),  # no "−0.00"
         (Fraction(37, 10), "3.70"),
         (12, "12.00"),
     ],

@@ -1,4 +1,4 @@
-"""The standings picture (issue 6): PNG pages readable on a phone, Cyrillic nicknames,
+"""The standings picture: PNG pages readable on a phone, Cyrillic nicknames,
 long names cut with an ellipsis, 200 players on several pages."""
 
 from __future__ import annotations

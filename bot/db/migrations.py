@@ -240,7 +240,7 @@ CREATE TABLE fsm (
 ) WITHOUT ROWID;
 """
 
-# Issue 7: what the group chat must still be told survives a crash (the outbox, written
+# Version 3: what the group chat must still be told survives a crash (the outbox, written
 # in the same transaction as the change it announces), and change counters that
 # triggers keep, so caches (standings, rosters) reload only what changed.
 _V3_OUTBOX_AND_VERSIONS = """
@@ -304,7 +304,22 @@ BEGIN
 END;
 """
 
-MIGRATIONS: tuple[Step, ...] = (_V1_DOMAIN, _V2_RUNTIME, _V3_OUTBOX_AND_VERSIONS)
+# A tournament's language (everything the bot posts in its group is in it) and its
+# time zone (every time shown is local, with its UTC offset). Tournaments created
+# before keep what they showed: the bot's default language, times in UTC.
+_V4_LANGUAGE_AND_TIMEZONE = """
+ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'ru'
+    CHECK (language IN ('ru', 'en'));
+ALTER TABLE tournaments ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC'
+    CHECK (length(timezone) BETWEEN 1 AND 64);
+"""
+
+MIGRATIONS: tuple[Step, ...] = (
+    _V1_DOMAIN,
+    _V2_RUNTIME,
+    _V3_OUTBOX_AND_VERSIONS,
+    _V4_LANGUAGE_AND_TIMEZONE,
+)
 LATEST = len(MIGRATIONS)
 
 

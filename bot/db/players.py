@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bot.db.tournaments import TournamentRow
 
 PlayerStatus = Literal["pending", "confirmed", "rejected"]
-MAX_NICKNAME = 32  # issue: nicknames are 1–32 characters (the schema allows 64)
+MAX_NICKNAME = 32  # nicknames are 1–32 characters (the schema allows 64)
 
 
 @dataclass(frozen=True, slots=True)

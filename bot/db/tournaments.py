@@ -13,6 +13,9 @@ from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
 
 TournamentStatus = Literal["registration", "running", "finished"]
 StaffRole = Literal["chief", "judge"]
+# The languages a tournament's group can read (the catalogs in locales/).
+LANGUAGES = ("ru", "en")
+DEFAULT_LANGUAGE = "ru"
 
 # Forward only: a finished tournament stays finished (its group may have a new one).
 _TRANSITIONS: dict[str, frozenset[str]] = {
@@ -37,6 +40,10 @@ class TournamentRow:
     standings_hash: str | None
     # Bumped by a trigger on every change of its players (see players.roster).
     roster_version: int = 0
+    # What its group reads: everything the bot posts there is in this language.
+    language: str = DEFAULT_LANGUAGE
+    # IANA name; every time shown for the tournament is local to it (bot.localtime).
+    timezone: str = "UTC"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +54,8 @@ class StaffTournament:
 
 _COLUMNS = (
     "t.id, t.title, t.chat_id, t.distance, t.status, t.created_by, t.created_at, "
-    "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash, t.roster_version"
+    "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash, t.roster_version, "
+    "t.language, t.timezone"
 )
 
 
@@ -65,6 +73,8 @@ def _row(r: sqlite3.Row) -> TournamentRow:
         standings_message_id=r["standings_message_id"],
         standings_hash=r["standings_hash"],
         roster_version=r["roster_version"],
+        language=r["language"],
+        timezone=r["timezone"],
     )
 
 
@@ -84,6 +94,8 @@ async def create_tournament(
     created_by: int,
     chat_id: int | None = None,
     now: datetime | None = None,
+    language: str = DEFAULT_LANGUAGE,
+    timezone: str = "UTC",
 ) -> TournamentRow:
     """Create a tournament in ``registration``; its creator becomes its chief judge."""
     title = " ".join(title.split())
@@ -91,13 +103,15 @@ async def create_tournament(
         raise ValueError("tournament title is empty")
     if distance < 1:
         raise ValueError("distance must be at least 1 game")
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}")
     await _check_chat_free(conn, chat_id)
     at = ts_or_now(now)
     tid = await insert(
         conn,
-        "INSERT INTO tournaments (title, chat_id, distance, created_by, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (title, chat_id, distance, created_by, at),
+        "INSERT INTO tournaments (title, chat_id, distance, created_by, created_at, language,"
+        " timezone) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (title, chat_id, distance, created_by, at, language, timezone),
     )
     await run(
         conn,
@@ -202,6 +216,34 @@ async def update_tournament(
         (new_title, new_distance, tournament_id),
     )
     return await require_tournament(conn, tournament_id)
+
+
+async def set_language(conn: Conn, tournament_id: int, language: str) -> TournamentRow:
+    """The language its group reads."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}")
+    await require_tournament(conn, tournament_id)
+    await run(conn, "UPDATE tournaments SET language = ? WHERE id = ?", (language, tournament_id))
+    return await require_tournament(conn, tournament_id)
+
+
+async def set_timezone(conn: Conn, tournament_id: int, timezone: str) -> TournamentRow:
+    """The time zone its times are shown in (an IANA name, checked by the caller)."""
+    await require_tournament(conn, tournament_id)
+    await run(conn, "UPDATE tournaments SET timezone = ? WHERE id = ?", (timezone, tournament_id))
+    return await require_tournament(conn, tournament_id)
+
+
+async def chat_language(conn: Conn, chat_id: int) -> str | None:
+    """The language of the group's tournament: its unfinished one, else its latest; None
+    for a group without a tournament."""
+    r = await fetch_one(
+        conn,
+        "SELECT language FROM tournaments WHERE chat_id = ?"
+        " ORDER BY status <> 'finished' DESC, id DESC LIMIT 1",
+        (chat_id,),
+    )
+    return None if r is None else str(r["language"])
 
 
 async def set_chat(conn: Conn, tournament_id: int, chat_id: int | None) -> TournamentRow:

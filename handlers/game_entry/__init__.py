@@ -1,4 +1,4 @@
-"""Game entry (issues 4 and 5): the judge's step-by-step card, Save, the chief judge's
+"""Game entry (README, "Using the bot"): the judge's step-by-step card, Save, the chief judge's
 approvals (D7), corrections and annulment, and the first-killed player's own best move.
 """
 

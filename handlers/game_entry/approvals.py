@@ -115,11 +115,14 @@ async def request_approvals(ctx: Ctx, game: GameRecord) -> None:
             async with ctx.db.transaction() as conn:
                 await games.set_approval_messages(conn, row.id, sent)
     if not reached:
-        await ctx.bot.send_message(
-            game.judge_id,
-            _("I could not reach the chief judge for the approval (D7). He can decide it in "
-              "/games."),
-        )
+        try:
+            await ctx.bot.send_message(
+                game.judge_id,
+                _("I could not reach the chief judge for the approval (D7). He can decide it "
+                  "in /games."),
+            )
+        except TelegramAPIError as exc:
+            log.info("judge %s not told the chief is unreachable: %s", game.judge_id, exc)
 
 
 @router.callback_query(ApprovalDecision.filter())

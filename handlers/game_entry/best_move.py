@@ -9,13 +9,15 @@ the judge's card is edited in the judge's language.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
+from contextlib import AsyncExitStack
 
 from aiogram import Bot, Dispatcher, Router
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
 from aiogram.fsm.context import FSMContext
-from aiogram.fsm.storage.base import BaseStorage, StorageKey
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StorageKey
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
@@ -244,9 +246,39 @@ async def clear_in_correction(ctx: Ctx, d: Draft, data: Step) -> str | None:
 # -- the player's taps --------------------------------------------------------------------
 
 
+# How long a player's tap waits for the judge's card while the judge's own update runs;
+# then the tap is refused, nothing changed, and can simply be made again.
+JUDGE_WAIT = 5.0
+
+
 def _judge_key(bot: Bot, judge_id: int) -> StorageKey:
     # The judge's card lives in his private chat: chat id = user id.
     return StorageKey(bot_id=bot.id, chat_id=judge_id, user_id=judge_id)
+
+
+async def _hold_judge(
+    held: AsyncExitStack,
+    isolation: BaseEventIsolation,
+    key: StorageKey,
+    own: FSMContext | None,
+) -> bool:
+    """Hold the judge's isolation lock until ``held`` closes: his own taps hold it too,
+    so his draft changes one update at a time. False: not had in time.
+
+    aiogram's FSM middleware already holds the lock of THIS update's key, and an
+    asyncio lock is not re-entrant. So a tap from the judge's own chat (a judge seated
+    at his own table and shot first, or forged button data) takes nothing more, and
+    another key's lock is waited for at most ``JUDGE_WAIT`` seconds: two chats tapping
+    each other's requests at once would otherwise each wait for the other for ever.
+    """
+    if own is not None and own.key == key:
+        return True
+    try:
+        async with asyncio.timeout(JUDGE_WAIT):
+            await held.enter_async_context(isolation.lock(key))
+    except TimeoutError:
+        return False
+    return True
 
 
 @router.callback_query(PlayerMove.filter())
@@ -260,10 +292,18 @@ async def player_taps(
     i18n: I18n,
     dispatcher: Dispatcher,
     fsm_storage: BaseStorage,
+    state: FSMContext | None = None,
 ) -> None:
     key = _judge_key(bot, callback_data.j)
-    # The judge's own taps hold this lock too: his draft changes one update at a time.
-    async with dispatcher.fsm.events_isolation.lock(key):
+    async with AsyncExitStack() as held:
+        if not await _hold_judge(held, dispatcher.fsm.events_isolation, key, state):
+            log.info("best move tap of %s: the card of judge %s stayed busy",
+                     callback.from_user.id, callback_data.j)
+            await callback.answer(
+                _("The judge's card is busy; nothing was changed. Tap again in a moment."),
+                show_alert=True,
+            )
+            return
         judge_state = FSMContext(storage=fsm_storage, key=key)
         d = await current_draft(judge_state)
         refusal = await _check_tap(db, d, callback_data, callback)

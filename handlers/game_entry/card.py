@@ -111,14 +111,19 @@ class View:
         return row is not None and row.status != "confirmed"
 
 
+MINUS = "\u2212"  # −: the one minus sign of every text
+
+
 def fmt(value: Fraction | int | Decimal) -> str:
-    """Points for display: two decimals at most (D3), no trailing zeros."""
+    """Points for display: two decimals at most (D3), no trailing zeros, −0.4."""
     number = Decimal(value.numerator) / Decimal(value.denominator) if isinstance(
         value, Fraction
     ) else Decimal(value)
     text = format(number.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP), "f")
     text = text.rstrip("0").rstrip(".") if "." in text else text
-    return "0" if text in ("-0", "") else text
+    if text in ("-0", ""):
+        return "0"
+    return MINUS + text[1:] if text.startswith("-") else text
 
 
 def hundredths(value: int) -> str:
@@ -313,6 +318,9 @@ def penalties_prompt(d: Draft, view: View) -> list[str]:
         _("Penalties of 8.5 (−0.4 each): tap a seat, then the reason. Only the reasons the "
           "rules allow for the seat's role and the result are offered (D8).")
     ]
+    if d.sel not in SEAT_NUMBERS:
+        lines.append("👆 " + _("Tap a seat first."))
+        return lines
     result = d.result_value
     role = d.role(d.sel)
     allowed = [r for r in PENALTY_RULES if penalty_allowed(role, result, r)]
@@ -348,19 +356,49 @@ def counted_extras(extras: Mapping[str, int], best: Mapping[int, Fraction]) -> i
     return sum(v for s, v in extras.items() if Fraction(v, 100) > best.get(int(s), 0))
 
 
-def allowed_values(d: Draft, view: View, seat: int) -> list[int]:
-    """The 0.05 steps the seat may still get: its cap, 4 players (8.4.1), 1.0 (8.4.2)."""
+@dataclass(frozen=True)
+class ExtraLimit:
+    """What one seat may still get: the 0.05 steps (hundredths), and the rule that
+    stops it there (8.4.3 / 8.4.4 its cap, 8.4.2 the sum, 8.4.1 four players)."""
+
+    values: list[int]
+    rule: str
+
+    @property
+    def most(self) -> int:
+        return max(self.values, default=0)
+
+
+def extra_limit(d: Draft, view: View, seat: int) -> ExtraLimit:
+    """The one source of the card's prompt and of its value buttons."""
     cap = extras_caps(d).get(seat)
     if cap is None:
-        return []
+        return ExtraLimit([], "8.4.7")
     others = {s: v for s, v in d.extras.items() if s != str(seat)}
     if len(others) >= 4:
-        return []
-    values = []
-    for value in range(5, cap + 1, 5):
-        if counted_extras({**others, str(seat): value}, view.best_move_points) <= 100:
-            values.append(value)
-    return values
+        return ExtraLimit([], "8.4.1")
+    values = [
+        value
+        for value in range(5, cap + 1, 5)
+        if counted_extras({**others, str(seat): value}, view.best_move_points) <= 100
+    ]
+    if values and max(values) == cap:
+        return ExtraLimit(values, "8.4.3" if cap == WINNER_CAP else "8.4.4")
+    return ExtraLimit(values, "8.4.2")
+
+
+def allowed_values(d: Draft, view: View, seat: int) -> list[int]:
+    """The 0.05 steps the seat may still get: its cap, 4 players (8.4.1), 1.0 (8.4.2)."""
+    return extra_limit(d, view, seat).values
+
+
+def limit_reason(rule: str) -> str:
+    return {
+        "8.4.1": _("8.4.1: at most 4 players"),
+        "8.4.2": _("8.4.2: at most 1 in all"),
+        "8.4.3": _("8.4.3: a winner at most 0.7"),
+        "8.4.4": _("8.4.4: a loser at most 0.4"),
+    }.get(rule, rule)
 
 
 def extras_prompt(d: Draft, view: View) -> list[str]:
@@ -386,12 +424,22 @@ def extras_prompt(d: Draft, view: View) -> list[str]:
                     seat=seat, value=hundredths(value), best=fmt(best)
                 )
             )
-    if d.sel in caps:
+    if d.sel not in caps:
+        lines.append("👆 " + _("Tap a seat first."))
+        return lines
+    limit = extra_limit(d, view, d.sel)
+    player = view.nickname(d.players[d.sel - 1])
+    if limit.values:
         lines.append(
-            _("Seat {seat} ({player}): up to {cap}.").format(
-                seat=d.sel,
-                player=view.nickname(d.players[d.sel - 1]),
-                cap=hundredths(caps[d.sel]),
+            _("Seat {seat} ({player}): up to {cap} ({reason}).").format(
+                seat=d.sel, player=player, cap=hundredths(limit.most),
+                reason=limit_reason(limit.rule),
+            )
+        )
+    else:
+        lines.append(
+            _("Seat {seat} ({player}): no points can be given ({reason}).").format(
+                seat=d.sel, player=player, reason=limit_reason(limit.rule)
             )
         )
     return lines
@@ -432,11 +480,13 @@ def review_lines(d: Draft, view: View) -> list[str]:
         role = d.role(d.first_killed)
         if role in (Role.CIVILIAN, Role.SHERIFF) and d.result == Result.BLACK.value:
             lines.append(
-                _("Ci of seat {seat} = {ci}: shot on night 1 as red {i} time(s) in this "
+                _("Ci of seat {seat} = {ci}: shot on night 1 as red {i} time in this "
                   "tournament, B = {b} (8.6.1). Ci depends on the whole tournament (D1): "
-                  "a later first-night death raises it in this game too.").format(
-                    seat=d.first_killed, ci=fmt(ci), i=i, b=b
-                )
+                  "a later first-night death raises it in this game too.",
+                  "Ci of seat {seat} = {ci}: shot on night 1 as red {i} times in this "
+                  "tournament, B = {b} (8.6.1). Ci depends on the whole tournament (D1): "
+                  "a later first-night death raises it in this game too.",
+                  i).format(seat=d.first_killed, ci=fmt(ci), i=i, b=b)
             )
     return lines
 

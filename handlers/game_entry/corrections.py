@@ -106,9 +106,11 @@ async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyb
     title = html.escape(t.title) if t else ""
     if not found:
         return _("«{title}»: no games yet.").format(title=title), builder.as_markup()
-    text = _("«{title}»: {count} games, newest first. Tap one to correct or annul it.").format(
-        title=title, count=len(found)
-    )
+    text = _(
+        "«{title}»: {count} game, newest first. Tap one to correct or annul it.",
+        "«{title}»: {count} games, newest first. Tap one to correct or annul it.",
+        len(found),
+    ).format(title=title, count=len(found))
     return text, builder.as_markup()
 
 

@@ -26,6 +26,8 @@ TOURNAMENT_STEP = "tn"
 # 8.3.6: no best move when this many left by the day-1 vote.
 BEST_MOVE_DAY1_LIMIT = 2
 BEST_MOVE_MAX = 3
+# ``Draft.sel`` when no seat is selected (the penalties and judge's points steps open so).
+NO_SEAT = 0
 RESULT_CODES = {1: Result.RED, 2: Result.BLACK, 3: Result.DRAW}
 RED_ROLES = (Role.CIVILIAN, Role.SHERIFF)
 BLACK_ROLES = (Role.MAFIA, Role.DON)
@@ -75,7 +77,7 @@ class Draft:
     # seat -> [player_id, hundredths] the chief judge approved (a correction keeps them)
     approved: dict[str, list[int]] = field(default_factory=dict)
     # The card's own state.
-    sel: int = 1  # the selected seat (seating, penalties, extras)
+    sel: int = 1  # the selected seat (seating, penalties, extras); NO_SEAT: none
     page: int = 0
     query: str = ""
     added: list[int] = field(default_factory=list)  # players added to the roster here

@@ -18,6 +18,7 @@ from aiogram.types import CallbackQuery, User
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.background import Background
 from bot.db import games, players, tournaments
 from bot.db.connection import Database
 from bot.db.scoring_bridge import load_scoring_tournament
@@ -27,13 +28,12 @@ from bot.i18n import locale_for
 from bot.publishing import Publisher
 from bot.standings import StandingsService
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import Issue, View, extras_caps, render_text
-from handlers.game_entry.draft import DATA_KEY, Draft, penalty_allowed, problems, scoring_game
+from handlers.game_entry.card import Issue, View, render_text
+from handlers.game_entry.draft import DATA_KEY, NO_SEAT, Draft, problems, scoring_game
 from handlers.game_entry.keyboards import keyboard
 from handlers.game_entry.states import GameEntry
 from scoring import (
     N_,
-    PENALTY_RULES,
     SEAT_NUMBERS,
     Game,
     Tournament,
@@ -72,6 +72,8 @@ class Ctx:
     state: FSMContext
     i18n: I18n
     user_id: int
+    # Where the card's edits go without the handler waiting for them (None: it waits).
+    background: Background | None = None
     # Slower work (messages to others) run after the callback is answered.
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
@@ -181,28 +183,20 @@ async def go(ctx: Ctx, d: Draft, step: str) -> None:
     d.step = step
     d.page = 0
     if step in ("pe", "ex"):
-        _select_first_seat(d)
-    if step == "st" and d.players[d.sel - 1] is not None:
+        _select_no_seat(d)
+    if step == "st" and (d.sel not in SEAT_NUMBERS or d.players[d.sel - 1] is not None):
         empty = [n for n in SEAT_NUMBERS if d.players[n - 1] is None]
-        d.sel = empty[0] if empty else d.sel
+        d.sel = empty[0] if empty else 1
     hook = ENTER_HOOKS.get(step)
     if hook is not None:
         ctx.after.append(lambda: hook(ctx, d))
 
 
-def _select_first_seat(d: Draft) -> None:
-    if d.step == "pe":
-        result = d.result_value
-        ok = [
-            n
-            for n in SEAT_NUMBERS
-            if any(penalty_allowed(d.role(n), result, r) for r in PENALTY_RULES)
-            or d.penalties.get(str(n))
-        ]
-    else:
-        ok = list(extras_caps(d))
-    if ok and d.sel not in ok:
-        d.sel = ok[0]
+def _select_no_seat(d: Draft) -> None:
+    """The penalties and the judge's points open with no seat selected: a value tapped
+    at once must not land on whichever seat was touched last. Seating keeps its cursor:
+    it is the seat the next player goes to."""
+    d.sel = NO_SEAT
 
 
 @action("*", "back")
@@ -364,22 +358,44 @@ async def retire_card(bot: Bot, chat_id: int, message_id: int, text: str) -> Non
 
 async def show(ctx: Ctx, d: Draft) -> None:
     """Store the draft, then edit the card in place; a card that is gone is sent again
-    (and remembered). A one-shot note is shown now and not stored."""
+    (and remembered). A one-shot note is shown now and not stored.
+
+    With ``ctx.background`` the edit goes out without the handler waiting for it: a
+    held edit (the chat's pace, see ``bot.flood``) must not hold the judge's next tap,
+    and edits still waiting when he taps again coalesce into the newest card.
+    """
     text, markup = await render(ctx, d)
     d.note = None
     await persist(ctx, d)
+    put = _put_card(ctx, d.card_chat, d.card_id, text, markup)
+    if ctx.background is None:
+        await put
+    else:
+        ctx.background.spawn(put, name=f"card {d.card_chat}/{d.card_id}")
+
+
+async def _put_card(ctx: Ctx, chat_id: int, message_id: int, text: str, markup: Any) -> None:
     try:
         await ctx.bot.edit_message_text(
-            text=text, chat_id=d.card_chat, message_id=d.card_id, reply_markup=markup
+            text=text, chat_id=chat_id, message_id=message_id, reply_markup=markup
         )
     except TelegramBadRequest as exc:
         if "not modified" in exc.message:
             return
-        log.info("card %s/%s could not be edited (%s); sending it again", d.card_chat,
-                 d.card_id, exc.message)
-        sent = await ctx.bot.send_message(d.card_chat, text, reply_markup=markup)
-        d.card_id = sent.message_id
-        await persist(ctx, d)
+        log.info("card %s/%s could not be edited (%s); sending it again", chat_id,
+                 message_id, exc.message)
+        sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
+        await _card_moved(ctx, message_id, sent.message_id)
+
+
+async def _card_moved(ctx: Ctx, old_id: int, new_id: int) -> None:
+    """Remember the card sent anew, unless the draft moved on meanwhile (finished, or
+    shown elsewhere): only its card id changes, so no tap stored since is undone."""
+    d = await current_draft(ctx.state)
+    if d is None or d.card_id != old_id or await ctx.state.get_state() not in STATE_NAMES:
+        return
+    d.card_id = new_id
+    await persist(ctx, d)
 
 
 async def apply(ctx: Ctx, d: Draft, data: Step) -> str | None:

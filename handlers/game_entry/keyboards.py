@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
@@ -12,10 +14,12 @@ from handlers.game_entry.card import (
     View,
     allowed_values,
     extras_caps,
+    fmt,
     hundredths,
 )
 from handlers.game_entry.draft import STEPS, Draft, penalty_allowed
 from scoring import PENALTY_RULES, SEAT_NUMBERS, Result, Role
+from scoring.rules import PENALTY
 
 PAGE_SIZE = 15
 ROLE_MARKS = {Role.SHERIFF: "⭐", Role.DON: "🎩", Role.MAFIA: "⚫"}
@@ -232,9 +236,12 @@ def _penalties(k: Keys, view: View) -> None:
     buttons = []
     for n in seats:
         count = len(d.penalties.get(str(n), []))
-        text = f"{n}" + (f" −{count}" if count else "")
+        # What the seat's penalties cost (8.5: −0.4 each), e.g. "6 −0.4".
+        text = f"{n}" + (f" {fmt(Fraction(PENALTY * count, 100))}" if count else "")
         buttons.append(k.button(f"[{text}]" if n == d.sel else text, "seat", n))
     k.rows_of(buttons, 5)
+    if d.sel not in seats:  # no seat tapped yet: no reasons to tap
+        return
     given = d.penalties.get(str(d.sel), [])
     for index, rule in enumerate(PENALTY_RULES, start=1):
         allowed = penalty_allowed(d.role(d.sel), result, rule)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 
 from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 from aiogram.utils.i18n import I18n
@@ -27,6 +28,7 @@ from bot.db.connection import Database
 from bot.db.errors import DuplicateTable, GameAnnulled, InvalidDraft, NotFound
 from bot.db.timeutil import utcnow
 from bot.i18n import DEFAULT_LOCALE
+from bot.localtime import clock
 from bot.publishing import Publisher
 from bot.standings import StandingsService
 from handlers.callbacks import GameMenu
@@ -87,7 +89,9 @@ async def on_save(
         return
     await callback.answer(_("Saving…"))
     ended_at = utcnow()  # the Save tap: the protest window opens now (8.8.1, D11)
-    with i18n.use_locale(DEFAULT_LOCALE):  # the chat reads the bot's language
+    tournament = await ctx.tournament(d.tid)
+    # The chat reads the tournament's language.
+    with i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
         summary = summary_line(draft.round, draft.table_no, draft.result, view.breakdown)
     try:
         async with db.transaction() as conn:
@@ -146,6 +150,7 @@ async def on_save(
 async def finish(ctx: Ctx, d: Draft, record: games.GameRecord) -> None:
     """The judge's final card, the chat's result line and standings, the approvals (D7)."""
     saved_d, view = await saved_view(ctx.db, ctx.standings, record)
+    tournament = await ctx.tournament(record.tournament_id)
     with ctx.i18n.use_locale(d.locale):
         if d.mode == "correct":
             head = "✅ <b>" + _("Correction saved") + "</b>: " + _("game {code}").format(
@@ -153,8 +158,8 @@ async def finish(ctx: Ctx, d: Draft, record: games.GameRecord) -> None:
             )
         else:
             head = "✅ <b>" + _("Saved") + "</b>: " + _("game {code}").format(code=record.code)
-            head += "\n" + _("Protests until {time} UTC (8.8.1).").format(
-                time=record.protest_deadline.strftime("%H:%M")
+            head += "\n" + _("Protests until {time} (8.8.1).").format(
+                time=clock(record.protest_deadline, tournament.timezone if tournament else None)
             )
         if view.breakdown is not None and view.breakdown.pending:
             head += "\n⏳ " + _(
@@ -171,7 +176,10 @@ async def finish(ctx: Ctx, d: Draft, record: games.GameRecord) -> None:
         )
     except Exception as exc:  # the game is saved; a lost card is not worth failing for
         log.info("final card not edited: %s", exc)
-        await ctx.bot.send_message(d.card_chat, text, reply_markup=markup)
+        try:
+            await ctx.bot.send_message(d.card_chat, text, reply_markup=markup)
+        except TelegramAPIError as error:  # e.g. 403: the group still gets its result
+            log.info("final card not sent to %s: %s", d.card_chat, error)
     try:
         await ctx.publisher.publish(ctx.bot, record.tournament_id)
     except Exception:  # the chat is the publisher's business; the game is saved

@@ -19,6 +19,7 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.background import Background
 from bot.db import audit, games, players, staff, tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import InvalidNickname, NicknameTaken
@@ -28,6 +29,7 @@ from handlers.game_entry import best_move
 from handlers.game_entry.callbacks import NewGame, RosterDecision, Step
 from handlers.game_entry.card import WINNER_CAP, Issue, extras_caps, hundredths
 from handlers.game_entry.draft import (
+    NO_SEAT,
     RESULT_CODES,
     Draft,
     new_draft_id,
@@ -69,8 +71,9 @@ def make_ctx(
     state: FSMContext,
     i18n: I18n,
     user_id: int,
+    background: Background | None = None,
 ) -> Ctx:
-    return Ctx(bot, db, standings, publisher, state, i18n, user_id)
+    return Ctx(bot, db, standings, publisher, state, i18n, user_id, background)
 
 
 # -- /game ----------------------------------------------------------------------------
@@ -180,9 +183,12 @@ async def on_step(
     standings: StandingsService,
     publisher: Publisher,
     i18n: I18n,
+    background: Background | None = None,
 ) -> None:
     d = await current_draft(state)
-    ctx = make_ctx(bot, db, standings, publisher, state, i18n, callback.from_user.id)
+    ctx = make_ctx(
+        bot, db, standings, publisher, state, i18n, callback.from_user.id, background
+    )
     if d is not None and d.tap == callback.id and raw_state in STATE_NAMES:
         # This tap again: it was applied and stored, but the bot stopped before the
         # card was shown. Show the card as stored; don't apply the tap twice.
@@ -229,6 +235,7 @@ async def on_text(
     standings: StandingsService,
     publisher: Publisher,
     i18n: I18n,
+    background: Background | None = None,
 ) -> None:
     assert message.from_user is not None and message.text is not None
     d = await current_draft(state)
@@ -239,7 +246,9 @@ async def on_text(
     if handler is None:
         await message.reply(_("Use the buttons on the card above (or /cancel)."))
         return
-    ctx = make_ctx(bot, db, standings, publisher, state, i18n, message.from_user.id)
+    ctx = make_ctx(
+        bot, db, standings, publisher, state, i18n, message.from_user.id, background
+    )
     refusal = await authorize(ctx, d)
     if refusal is None:
         refusal = await handler(ctx, d, message.text.strip())
@@ -718,7 +727,9 @@ async def remove_extra(ctx: Ctx, d: Draft, data: Step) -> str | None:
     return await set_extra(ctx, d, data.n, 0)
 
 
-EXTRA_VALUE = re.compile(r"\s*(?:(\d{1,2})\s+)?([0-9]+(?:[.,][0-9]+)?)\s*")
+# Digits bounded: Decimal arithmetic keeps 28 digits, so a longer number would be
+# rounded (0.35000…001 taken for 0.35) before D6's two decimals are checked.
+EXTRA_VALUE = re.compile(r"\s*(?:(\d{1,2})\s+)?([0-9]{1,6}(?:[.,][0-9]{1,12})?)\s*")
 
 
 @typed("ex")
@@ -730,6 +741,10 @@ async def type_extra(ctx: Ctx, d: Draft, text: str) -> str | None:
             "(or a seat and the points: <code>3 0.35</code>)."
         )
     seat = int(match.group(1)) if match.group(1) else d.sel
+    if seat == NO_SEAT:
+        return _(
+            "Tap a seat first, or type the seat and the points, e.g. <code>3 0.35</code>."
+        )
     if seat not in extras_caps(d):
         return _("Seat {seat} can't get judge's points here.").format(seat=seat)
     try:

@@ -187,3 +187,35 @@ async def test_v3_change_counters_follow_every_write(
         await add_player(conn, tournament.id, "Newcomer")
     await db.execute("UPDATE players SET status = 'confirmed' WHERE nickname = 'Newcomer'")
     assert (await versions(game_id))[1] == roster + 2
+
+
+async def test_v4_a_tournament_has_a_language_and_a_time_zone(tmp_path: Path) -> None:
+    """Tournaments made before keep what they showed: Russian, times in UTC; new ones
+    take what /new_tournament chose."""
+    from bot.db import tournaments
+
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:3])
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at, chat_id)"
+        " VALUES ('Old Cup', 8, 1, 0, -100)"
+    )
+    await db.close()
+    db = await Database.open(path)
+    try:
+        assert await db.fetchval("PRAGMA user_version") == 4 <= LATEST
+        async with db.read() as conn:
+            [old] = await tournaments.tournaments_for_chat(conn, -100)
+            assert (old.language, old.timezone) == ("ru", "UTC")
+            assert await tournaments.chat_language(conn, -100) == "ru"
+        async with db.transaction() as conn:
+            new = await tournaments.create_tournament(
+                conn, title="New Cup", distance=5, created_by=1, language="en",
+                timezone="Asia/Yekaterinburg",
+            )
+            assert (new.language, new.timezone) == ("en", "Asia/Yekaterinburg")
+            assert (await tournaments.set_language(conn, new.id, "ru")).language == "ru"
+        with pytest.raises(sqlite3.IntegrityError):
+            await db.execute("UPDATE tournaments SET language = 'de'")
+    finally:
+        await db.close()

@@ -228,5 +228,6 @@ async def test_thousand_games_load_fast(db: Database) -> None:
     best, median = min(timings) * 1000, sorted(timings)[7] * 1000
     print(f"\nload_scoring_tournament, 1000 games: best {best:.1f} ms, median {median:.1f} ms")
     # Typically 13-16 ms here; the bound leaves room for a loaded 2-core CI machine and
-    # still fails on a 3x regression (Save -> standings must stay under 50 ms, issue 7).
+    # still fails on a 3x regression (Save -> standings must stay under 50 ms: README,
+    # "Reliability and speed").
     assert best < 40, f"best of 15 took {best:.1f} ms"

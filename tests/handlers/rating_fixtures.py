@@ -62,17 +62,24 @@ async def make_world(
     title: str = "Spring Cup",
     chat_id: int | None = CHAT,
     nick: str = "P{n}",
+    language: str = "en",
 ) -> World:
     """A tournament with its chief (CHIEF), a judge (JUDGE) and ``count`` confirmed
     players linked to users USER_BASE + 1 ... USER_BASE + count.
 
     The staff are known to the bot as English speakers, so what it sends them on its
-    own (protest cards) is in English; players get their language as they write.
+    own (protest cards) is in English; players get their language as they write. The
+    group reads ``language`` (the tournament's).
     """
     await english_users(db, CHIEF, JUDGE)
     async with db.transaction() as conn:
         t = await create_tournament(
-            conn, title=title, distance=distance, created_by=CHIEF, chat_id=chat_id
+            conn,
+            title=title,
+            distance=distance,
+            created_by=CHIEF,
+            chat_id=chat_id,
+            language=language,
         )
         await add_staff(conn, t.id, JUDGE, "judge", added_by=CHIEF)
         ids, nicks = [], []
@@ -137,14 +144,14 @@ async def add_game(
         return await save_game(conn, world.tournament_id, draft, JUDGE, ended_at)
 
 
-async def tied_world(db: Database) -> tuple[World, int]:
+async def tied_world(db: Database, *, language: str = "en") -> tuple[World, int]:
     """One red win whose standings have shared places 5–6 (P1, P6) and 9–10 (P2, P9).
 
     Red: P3 1.3, P4 1.2, P10 1.1, P5 1.0 (sheriff: more wins as sheriff, 8.7.3), then
     P1 and P6 with 1.0 and nothing to tell them apart (8.7.1–8.7.4), P8 0.5 (disqualified).
     Black: P7 0.2 (judge's points), P2 and P9 with 0.
     """
-    world = await make_world(db, 10)
+    world = await make_world(db, 10, language=language)
     game_id = await add_game(
         db,
         world,

@@ -1,4 +1,4 @@
-"""The judge enters a game step by step (issue 4): the core path, Back, /cancel, a
+"""The judge enters a game step by step: the core path, Back, /cancel, a
 restart, stale buttons, two judges at once, who may enter games."""
 
 from __future__ import annotations

@@ -1,13 +1,19 @@
-"""The first-killed player taps his own best move in his private chat (issue 5, 8.3)."""
+"""The first-killed player taps his own best move in his private chat (8.3)."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+from aiogram.fsm.storage.base import StorageKey
+from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import Message
 
 from bot.app import build_dispatcher
 from bot.config import Settings
-from bot.db import Database, users
-from tests.handlers.test_game_entry_support import PLAYER_USER_BASE, Driver, World
+from bot.db import Database, players, users
+from handlers.game_entry import best_move
+from tests.handlers.test_game_entry_support import JUDGE, PLAYER_USER_BASE, Driver, World
 from tests.support import BotHarness
 from tests.support.telegram import ApiError, buttons
 
@@ -180,3 +186,88 @@ async def test_the_players_taps_survive_a_restart(
         await echo.tap("10", on=request(world))
         await echo.tap("Done (2 named)", on=request(world))
         assert "Best move: 9, 10 — <b>Accepted</b>" in judge.text
+
+
+# -- the chat's own lock (aiogram's event isolation is not re-entrant) ---------------------
+
+
+def answers_to(harness: BotHarness, query_ids: set[str]) -> list[str | None]:
+    return [
+        a.text
+        for a in harness.session.requests_of(AnswerCallbackQuery)
+        if a.callback_query_id in query_ids
+    ]
+
+
+async def still_answers(harness: BotHarness, user_id: int) -> None:
+    """The chat is not stuck: its next message gets a reply."""
+    user = harness.user(user_id, "Again", language_code="en")
+    before = len(harness.session.sent_texts(user_id))
+    await asyncio.wait_for(harness.say(user, "/help"), 5)
+    assert len(harness.session.sent_texts(user_id)) > before
+
+
+async def test_best_move_tap_by_the_chats_own_user_does_not_hang(harness: BotHarness) -> None:
+    """Forged button data naming the tapper himself as the judge: refused, at once."""
+    user = harness.user(502, "Forger", language_code="en")
+    update = harness.updates.callback(user, 502, "gb:502:x:s:1", message_id=1)
+    await asyncio.wait_for(harness.send(update), 5)
+    assert answers_to(harness, {update.callback_query.id}) == [  # type: ignore[union-attr]
+        "This request is out of date; nothing was changed."
+    ]
+    await still_answers(harness, 502)
+
+
+async def test_best_move_a_judge_seated_at_his_own_table_and_shot_first_taps_it_himself(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    async with db.transaction() as conn:  # Echo (seat 5) is the judge's own account
+        await players.link_player(conn, world.pids[ECHO], JUDGE)
+        await users.upsert_user(conn, JUDGE, first_name="Echo", language_code="en",
+                                can_message=True)
+    judge = world.judge()
+    await shot(world, judge)
+    asked = harness.session.last_message(JUDGE)
+    assert asked is not None and "shot on night 1" in (asked.text or "")
+    await asyncio.wait_for(judge.tap("2", on=asked), 5)
+    assert judge.last_answer() == "Seat 2: named."
+    asked = harness.session.message(JUDGE, asked.message_id)
+    await asyncio.wait_for(judge.tap("Done (1 named)", on=asked), 5)
+    assert "Best move: 2 — <b>Accepted</b>" in judge.text
+    await still_answers(harness, JUDGE)
+
+
+async def test_best_move_two_users_tapping_each_others_requests_at_once_do_not_hang(
+    harness: BotHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(best_move, "JUDGE_WAIT", 0.3)
+    one, two = harness.user(601, "One"), harness.user(602, "Two")
+    taps = [
+        harness.updates.callback(one, 601, "gb:602:x:s:1", message_id=1),
+        harness.updates.callback(two, 602, "gb:601:x:s:1", message_id=1),
+    ]
+    await asyncio.wait_for(asyncio.gather(*(harness.send(u) for u in taps)), 5)
+    answered = answers_to(harness, {u.callback_query.id for u in taps})  # type: ignore[union-attr]
+    assert len(answered) == 2 and all(answered)
+    await still_answers(harness, 601)
+    await still_answers(harness, 602)
+
+
+async def test_best_move_tap_while_the_judges_card_stays_busy_is_refused_not_stuck(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(best_move, "JUDGE_WAIT", 0.3)
+    world = await World.create(harness, db, linked=[ECHO], reachable=[ECHO])
+    judge = world.judge()
+    await shot(world, judge)
+    echo = Driver(world, world.person(ECHO_USER, "Echo"))
+    key = StorageKey(bot_id=harness.bot.id, chat_id=JUDGE, user_id=JUDGE)
+    async with harness.dispatcher.fsm.events_isolation.lock(key):  # the judge's update runs
+        await asyncio.wait_for(echo.tap("2", on=request(world)), 5)
+    assert echo.last_answer() == (
+        "The judge's card is busy; nothing was changed. Tap again in a moment."
+    )
+    assert (await judge.draft())["bm"] == []
+    await echo.tap("2", on=request(world))  # once the judge's update is over, it goes in
+    assert echo.last_answer() == "Seat 2: named." and (await judge.draft())["bm"] == [2]

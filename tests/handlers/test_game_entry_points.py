@@ -156,7 +156,7 @@ async def test_8_5_1_and_8_5_3_need_red_and_a_black_win(
     await judge.tap(f"☐ {rule}")
     assert f"☑ {rule} (tap to remove)" in judge.labels()
     await judge.to_review()
-    assert "1. Alpha (sheriff): penalties -0.4 = <b>-0.4</b>" in judge.text
+    assert "1. Alpha (sheriff): penalties −0.4 = <b>−0.4</b>" in judge.text
     game = await judge.save()
     assert game.seat(1).penalties == (rule,)
     # With a red win they are not offered, and a crafted tap is refused (D8).
@@ -189,8 +189,8 @@ async def test_8_5_4_needs_black_and_a_red_win(harness: BotHarness, db: Database
     await judge.tap("3")
     await judge.tap("☐ 8.5.4")
     await judge.to_review()
-    assert "2. Bravo (don): penalties -0.4" in judge.text
-    assert "3. Charlie (mafia): penalties -0.4" in judge.text
+    assert "2. Bravo (don): penalties −0.4" in judge.text
+    assert "3. Charlie (mafia): penalties −0.4" in judge.text
     other = await at_penalties(world, "Black win", JUDGE2)
     await other.tap_data(other.step_data("rule", 2, 4))
     assert "8.5.4" in (other.last_answer() or "") and "red win (D8)" in (other.last_answer() or "")
@@ -220,7 +220,7 @@ async def test_disqualification_8_2_4_keeps_the_win_d9(harness: BotHarness, db: 
     await judge.tap("7")
     assert "Disqualified (8.2.4): 7" in judge.text
     await judge.to_review()
-    assert "7. Golf (civilian): win 1 · disqualification -0.5 = <b>0.5</b>" in judge.text
+    assert "7. Golf (civilian): win 1 · disqualification −0.5 = <b>0.5</b>" in judge.text
 
 
 # -- judge's extra points (8.4) -----------------------------------------------------------
@@ -266,10 +266,10 @@ async def test_8_4_3_winner_up_to_0_7_and_8_4_4_loser_up_to_0_4(
     world = await World.create(harness, db)
     judge = await at_extras(world, night=None)
     await judge.select(6)  # a civilian of the winning team
-    assert "Seat 6 (Foxtrot): up to 0.7." in judge.text
+    assert "Seat 6 (Foxtrot): up to 0.7 (8.4.3: a winner at most 0.7)." in judge.text
     assert "0.7" in judge.labels() and "0.75" not in judge.labels()
     await judge.select(3)  # mafia: the losing team
-    assert "Seat 3 (Charlie): up to 0.4." in judge.text
+    assert "Seat 3 (Charlie): up to 0.4 (8.4.4: a loser at most 0.4)." in judge.text
     assert "0.4" in judge.labels() and "0.45" not in judge.labels()
     await judge.say("0.45")
     assert "8.4.4" in (judge.last_sent() or "") and "Judge's points" not in judge.text
@@ -329,3 +329,20 @@ async def test_8_4_6_the_best_move_wins_and_frees_the_budget(
     assert "6. Foxtrot (civilian): win 1 · judge 0.5 = <b>1.5</b>" in judge.text
     game = await judge.save()
     assert game.seat(5).judge_extra == 40 and game.status == "final"
+
+
+async def test_D6_judges_points_typed_with_endless_digits_get_a_reply_saying_what_to_type(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    judge = await at_extras(world, night=None)
+    # Thousands of digits, and more digits than exact arithmetic keeps: the latter would
+    # be rounded to 0.35 before D6's two decimals were checked.
+    for endless in ("3 " + "1" * 5000, "3 0." + "0" * 5000 + "1", "3 0.35" + "0" * 24 + "1"):
+        await judge.say(endless)
+        assert "Type the points as a number with at most two decimals" in (
+            judge.last_sent() or ""
+        )
+        assert "Judge's points" not in judge.text
+    await judge.say("3 0.3500")
+    assert "seat 3 — 0.35" in judge.text

@@ -48,13 +48,20 @@ class World:
         linked: Sequence[int] = (),
         reachable: Sequence[int] = (),
         status: str = "running",
+        language: str = "en",
     ) -> World:
         """A running tournament (chief CHIEF, judges JUDGE and JUDGE2), twelve confirmed
-        players; ``linked`` indexes get a Telegram account, ``reachable`` ones started the bot."""
+        players; ``linked`` indexes get a Telegram account, ``reachable`` ones started the bot;
+        its group reads ``language``."""
         world = cls(harness, db)
         async with db.transaction() as conn:
             t = await tournaments.create_tournament(
-                conn, title="Spring Cup", distance=distance, created_by=CHIEF, chat_id=GROUP
+                conn,
+                title="Spring Cup",
+                distance=distance,
+                created_by=CHIEF,
+                chat_id=GROUP,
+                language=language,
             )
             if status != "registration":
                 await tournaments.set_status(conn, t.id, status)  # type: ignore[arg-type]

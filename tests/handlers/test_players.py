@@ -64,12 +64,13 @@ async def test_join_in_the_group_and_the_chief_confirms(harness: BotHarness, db:
 
     chief = harness.user(CHIEF, "Anna", language_code="en")
     await harness.press(chief, request, text="✅ Confirm")
-    assert last_answer(harness) == "✅ Alex is confirmed."
+    # Who applied stays on the decision (the applicant's name, then the nickname).
+    assert last_answer(harness) == "✅ Pete confirmed as Alex."
     edited = harness.session.message(CHIEF, request.message_id)
     assert edited is not None and buttons(edited) == []
     assert (
         edited.text
-        == "New player for «Test Cup»: <b>Alex</b>, Pete.\n\n✅ <b>Alex</b> is confirmed."
+        == "New player for «Test Cup»: <b>Alex</b>, Pete.\n\n✅ Pete confirmed as <b>Alex</b>."
     )
     assert harness.session.last_text(PETE) == (
         "You are in: <b>Alex</b> is confirmed for «Test Cup»."
@@ -87,7 +88,7 @@ async def test_join_in_the_group_and_the_chief_confirms(harness: BotHarness, db:
 
     # The old button pressed again changes nothing.
     await harness.press(chief, request, text="❌ Reject")
-    assert last_answer(harness) == "Decided already: ✅ Alex is confirmed."
+    assert last_answer(harness) == "Decided already: ✅ Pete confirmed as Alex."
     assert (await _players(db, t.id))[0].status == "confirmed"
 
 
@@ -99,7 +100,7 @@ async def test_chief_rejects_and_the_nickname_is_free_again(
     await harness.say(pete, "/join Alex", chat_id=CHAT)
     chief = harness.user(CHIEF, "Anna", language_code="en")
     await harness.press(chief, harness.session.last_message(CHIEF), text="❌ Reject")
-    assert last_answer(harness) == "❌ Alex is rejected."
+    assert last_answer(harness) == "❌ Pete: the application as Alex is rejected."
     assert harness.session.last_text(PETE) == (
         "Your application as <b>Alex</b> to «Test Cup» was rejected by the chief judge."
     )

@@ -77,7 +77,7 @@ async def test_8_8_1_protest_at_10_01_after_the_end_is_refused(
     sent = ENDED + timedelta(minutes=10, seconds=1)
     reply = await protest(harness, USER_BASE + 1, "/protest too late", sent)
     assert "Too late" in reply and "8.8.1" in reply
-    assert "ended at 18:00 UTC; the deadline was 18:10 UTC" in reply
+    assert "ended at 18:00 (UTC+00:00); the deadline was 18:10 (UTC+00:00)" in reply
     assert await stored(db, game) == []
     assert harness.session.last_text(CHIEF) is None  # nobody is bothered
 
@@ -124,7 +124,7 @@ async def test_protest_without_reason_asks_for_it_and_dates_the_reason(
 ) -> None:
     _world, game = await world_with_game(db)
     ask = await protest(harness, USER_BASE + 1, "/protest", ENDED + timedelta(minutes=4))
-    assert "Write the reason" in ask and "18:10 UTC" in ask
+    assert "Write the reason" in ask and "18:10 (UTC+00:00)" in ask
     assert await stored(db, game) == []
     sent = ENDED + timedelta(minutes=9)
     reply = await protest(harness, USER_BASE + 1, "the don was nominated twice", sent)
@@ -139,7 +139,7 @@ async def test_8_8_1_a_reason_sent_after_the_window_is_refused(
     _world, game = await world_with_game(db)
     await protest(harness, USER_BASE + 1, "/protest", ENDED + timedelta(minutes=9))
     reply = await protest(harness, USER_BASE + 1, "slow typing", ENDED + timedelta(minutes=11))
-    assert "Too late" in reply and "the deadline was 18:10 UTC" in reply
+    assert "Too late" in reply and "the deadline was 18:10 (UTC+00:00)" in reply
     assert await stored(db, game) == []
     # The conversation is over: a later text is not taken as a protest.
     await protest(harness, USER_BASE + 1, "/cancel", ENDED + timedelta(minutes=12))
@@ -159,7 +159,10 @@ async def test_several_recent_games_ask_which_one(harness: BotHarness, db: Datab
     )
     choice = harness.session.last_message(player.id)
     labels = [label for label, _ in buttons(choice)]
-    assert labels == ["round 2, table 1, ended 18:05 UTC", "round 1, table 1, ended 18:00 UTC"]
+    assert labels == [
+        "round 2, table 1, ended 18:05 (UTC+00:00)",
+        "round 1, table 1, ended 18:00 (UTC+00:00)",
+    ]
     # Someone else can't use his buttons.
     stranger = harness.user(USER_BASE + 2, "Other", language_code="en")
     await harness.press(stranger, choice, text=labels[0])
@@ -214,10 +217,10 @@ async def test_8_8_2_upheld_protest_tells_everyone_and_leads_to_the_game_menu(
     # The player is told, with the decision.
     told = harness.session.last_text(USER_BASE + 1) or ""
     assert "was upheld by the chief judge" in told and "six votes" in told
-    # The chat gets one line, in the group's language (Russian, the default).
+    # The chat gets one line, in the tournament's language (English here).
     notes = [t for t in harness.session.sent_texts(CHAT) if t.startswith("⚖️")]
     assert notes == [
-        f"⚖️ Протест №{row.id} на игру (тур 1, стол 1) удовлетворён главным судьёй (8.8.4)."
+        f"⚖️ Protest #{row.id} against round 1, table 1 was upheld by the chief judge (8.8.4)."
     ]
     # Audited, with who decided.
     async with db.read() as conn:
@@ -242,7 +245,7 @@ async def test_8_8_2_rejected_protest_without_decision_text(
     assert buttons(harness.session.last_message(CHIEF)) == []  # nothing to correct
     told = harness.session.last_text(USER_BASE + 3) or ""
     assert "was rejected by the chief judge" in told and "Decision:" not in told
-    assert any(t.startswith("⚖️") and "отклонён" in t for t in harness.session.sent_texts(CHAT))
+    assert any(t.startswith("⚖️") and "rejected" in t for t in harness.session.sent_texts(CHAT))
 
 
 async def test_8_8_4_a_decided_protest_cannot_be_decided_again(
@@ -340,3 +343,33 @@ async def test_8_8_3_decision_waits_for_the_video_review_and_records_its_basis(
     [row] = await stored(db, game)
     assert row.status == "rejected" and row.decision == basis
     assert basis in (harness.session.last_text(USER_BASE + 1) or "")
+
+
+async def test_8_8_1_a_second_protest_in_the_window_asks_again_and_names_the_protested_game(
+    harness: BotHarness, db: Database
+) -> None:
+    """Misfiled protest: after protesting round 3, a second /protest is not filed against
+    round 2 without asking; the chooser lists round 2 only and names round 3."""
+    world = await make_world(db, 12)
+    second = await add_game(db, world, range(1, 11), round_no=2)
+    third = await add_game(
+        db, world, range(1, 11), round_no=3, ended_at=ENDED + timedelta(minutes=4)
+    )
+    player = harness.user(USER_BASE + 1, "Pavel", language_code="en")
+    await protest(harness, player.id, "/protest", ENDED + timedelta(minutes=5))
+    choice = harness.session.last_message(player.id)
+    [round_3] = [label for label, _ in buttons(choice) if label.startswith("round 3, table 1")]
+    await harness.press(player, choice, text=round_3)
+    await protest(harness, player.id, "the vote was miscounted", ENDED + timedelta(minutes=6))
+    assert [row.text for row in await stored(db, third)] == ["the vote was miscounted"]
+
+    again = await protest(harness, player.id, "/protest", ENDED + timedelta(minutes=7))
+    assert "Which one do you protest?" in again
+    assert "You already protested round 3, table 1." in again
+    choice = harness.session.last_message(player.id)
+    labels = [label for label, _ in buttons(choice)]
+    assert len(labels) == 1 and labels[0].startswith("round 2, table 1")
+    assert await stored(db, second) == []  # nothing filed without his choice
+    await harness.press(player, choice, text=labels[0])
+    await protest(harness, player.id, "wrong seat", ENDED + timedelta(minutes=8))
+    assert [row.text for row in await stored(db, second)] == ["wrong seat"]

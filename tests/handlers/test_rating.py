@@ -45,7 +45,7 @@ async def test_8_7_group_rating_shows_shared_places_for_ties(
         ["9–10", "P2"],
         ["9–10", "P9"],
     ]
-    assert rows[6] == ["7", "P8", "0.50", "-0.50", "1", "0.00"]  # 8.2.4, D9
+    assert rows[6] == ["7", "P8", "0.50", "−0.50", "1", "0.00"]  # 8.2.4, D9
     assert "8.7.5" in text  # shared places are explained: a lot decides them
 
 
@@ -83,7 +83,7 @@ async def test_unknown_argument_is_explained(harness: BotHarness, db: Database) 
 
 
 async def test_rating_in_russian_by_default(harness: BotHarness, db: Database) -> None:
-    await tied_world(db)
+    await tied_world(db, language="ru")  # the tournament's language, Russian by default
     someone = harness.user(782, "Гость", language_code="ru")
     await harness.say(someone, "/rating", chat_id=CHAT)
     text = harness.session.last_text(CHAT)
@@ -196,14 +196,14 @@ async def test_private_rating_shows_own_row_and_game_breakdown(
     assert (
         "<b>Round 2, table 1</b> · seat 7, don · your team won\n"
         "win: 1.00 · Ci: 0.00 · best move: 0.00 · judge's: 0.30 (counted) · "
-        "disqualification: -0.50 · penalties: 0.00 · <b>total: 0.80</b>"
+        "disqualification: −0.50 · penalties: 0.00 · <b>total: 0.80</b>"
     ) in text
     assert all(utf16_len(t) < MESSAGE_LIMIT for t in texts)
 
     other = harness.user(USER_BASE + 3, "Olga", language_code="en")
     await harness.say(other, "/rating")
     text = "\n".join(harness.session.sent_texts(other.id))
-    assert "penalties: -0.40 (8.5.1)" in text
+    assert "penalties: −0.40 (8.5.1)" in text
 
 
 async def test_private_rating_marks_pending_and_protested_games(

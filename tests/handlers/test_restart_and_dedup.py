@@ -26,7 +26,7 @@ async def test_restart_in_the_middle_of_new_tournament_continues(
     path = db.path
     async with BotHarness(build_dispatcher(db, settings)) as first:
         chief = first.user(CHIEF, "Anna", language_code="en")
-        await first.say(chief, "/new_tournament", chat_id=CHAT)
+        await first.say(chief, "/new_tournament en", chat_id=CHAT)
         await reply_to_bot(first, chief, CHAT, "Winter Cup")
         assert "8.6.1" in (first.session.last_text(CHAT) or "")
     await db.close()  # the process stops

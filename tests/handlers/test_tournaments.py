@@ -32,7 +32,7 @@ async def test_new_tournament_asks_title_then_distance_and_creates_it(
     harness: BotHarness, db: Database
 ) -> None:
     chief = harness.user(CHIEF, "Anna", language_code="en")
-    await harness.say(chief, "/new_tournament", chat_id=CHAT)
+    await harness.say(chief, "/new_tournament en", chat_id=CHAT)
     prompt = harness.session.last_message(CHAT)
     assert prompt is not None and "title" in (prompt.text or "")
     sent = harness.session.requests[-1]
@@ -108,7 +108,7 @@ async def test_group_chatter_is_not_taken_for_the_title(harness: BotHarness, db:
 async def test_bot_without_admin_rights_warns_the_chief(harness: BotHarness, db: Database) -> None:
     harness.session.set_chat_member(CHAT, BOT_ID, "member")
     chief = harness.user(CHIEF, "Anna", language_code="en")
-    await harness.say(chief, "/new_tournament", chat_id=CHAT)
+    await harness.say(chief, "/new_tournament en", chat_id=CHAT)
     await reply_to_bot(harness, chief, CHAT, "Cup")
     await reply_to_bot(harness, chief, CHAT, "10")
     text = harness.session.last_text(CHAT) or ""
@@ -221,8 +221,8 @@ async def test_chief_starts_and_finishes_with_a_confirmation(
     assert last_answer(harness) == "The tournament is running."
     async with db.read() as conn:
         assert (await tournaments.require_tournament(conn, t.id)).status == "running"
-    # The group reads the bot's language, whatever the chief judge's is.
-    assert "Турнир «Test Cup» начался" in harness.session.sent_texts(CHAT)[-1]
+    # The group reads the tournament's language (English here), the card and the news alike.
+    assert "Tournament «Test Cup» has started" in harness.session.sent_texts(CHAT)[-1]
     card = current(harness, CHAT, card.message_id)
     assert "Status: running" in (card.text or "")
 

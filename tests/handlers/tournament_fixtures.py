@@ -59,11 +59,13 @@ async def running_tournament(
     status: TournamentStatus = "running",
     player_users: Mapping[str, int] | None = None,
     names: Mapping[int, str] | None = None,
+    language: str = "en",
 ) -> TournamentSetup:
     """A tournament with its chief, judges and confirmed players, in one transaction.
 
     ``status`` "registration" leaves it unstarted; ``names`` gives users' first names
-    (default "User <id>").
+    (default "User <id>"); ``language`` is what its group reads (the tests speak
+    English; the bot's own default is Russian).
     """
     player_users = dict(player_users or {})
     names = dict(names or {})
@@ -71,7 +73,12 @@ async def running_tournament(
         for uid in {chief_id, *judge_ids, *player_users.values()}:
             await users_repo.upsert_user(conn, uid, first_name=names.get(uid, f"User {uid}"))
         tournament = await tournaments_repo.create_tournament(
-            conn, title=title, distance=distance, created_by=chief_id, chat_id=chat_id
+            conn,
+            title=title,
+            distance=distance,
+            created_by=chief_id,
+            chat_id=chat_id,
+            language=language,
         )
         for judge in judge_ids:
             await staff_repo.add_staff(conn, tournament.id, judge, "judge", added_by=chief_id)

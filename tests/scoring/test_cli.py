@@ -53,7 +53,8 @@ def test_example_output_equals_the_expected_standings() -> None:
     assert done.returncode == 0 and done.stderr == b""
     got = json.loads(done.stdout)
     want = json.loads((EXAMPLES / "small-tournament.standings.json").read_text("utf-8"))
-    assert list(got) == ["B", "standings"] and got["B"] == want["B"]
+    assert list(got) == ["B", "pending_games", "standings"] and got["B"] == want["B"]
+    assert got["pending_games"] == want.get("pending_games", [])
     assert len(got["standings"]) == len(want["standings"])
     for row, expected in zip(got["standings"], want["standings"], strict=True):
         assert list(row) == KEYS
@@ -70,7 +71,8 @@ def test_json_shape_numbers_and_counts(tmp_path: Path) -> None:
     )
     assert done.returncode == 0
     out = json.loads(done.stdout)
-    assert set(out) == {"B", "standings"} and out["B"] == 4
+    assert set(out) == {"B", "pending_games", "standings"} and out["B"] == 4
+    assert out["pending_games"] == [] and done.stderr == b""
     first = out["standings"][0]
     assert first == {
         "place": 1,
@@ -189,3 +191,28 @@ def test_usage_errors_exit_2() -> None:
     assert scoring().returncode == 2
     assert scoring("standings").returncode == 2
     assert scoring("standings", "x.json", "--format", "xml").returncode == 2
+
+
+def test_D7_pending_games_are_listed_in_input_order_and_named_on_stderr(tmp_path: Path) -> None:
+    """Judge's points above 0.5 not yet approved: left out of the totals, but not in
+    silence: ``pending_games`` lists the games, stderr warns once per game, exit 0."""
+    data = tournament_json(
+        game_json(id="R2-T1", judge_extras={"3": "0.6"}),
+        game_json(id="R1-T1", judge_extras={"3": "0.3"}),
+        game_json(id="R1-T2", judge_extras={"3": "0.7"}),
+        game_json(id="R3-T1", judge_extras={"3": "0.6"}, chief_approved=[3]),
+    )
+    done = scoring("standings", write(tmp_path, data))
+    assert done.returncode == 0
+    out = json.loads(done.stdout)
+    assert list(out) == ["B", "pending_games", "standings"]
+    assert out["pending_games"] == ["R2-T1", "R1-T2"]  # input order; R3-T1 was approved
+    warnings = done.stderr.decode().splitlines()
+    assert [line.split(":")[0] for line in warnings] == ["R2-T1", "R1-T2"]
+    assert all(line.startswith(f"{line.split(':')[0]}: D7: ") for line in warnings)
+    assert all(PROBLEM_LINE.match(line) for line in warnings)
+    p3 = next(r for r in out["standings"] if r["player"] == "P3")
+    assert abs(p3["extra"] - 0.9) < 1e-9  # 0.3 + the approved 0.6; 0.6 and 0.7 wait
+    # The table says it too, and warns the same way.
+    done = scoring("standings", write(tmp_path, data), "--format", "table")
+    assert done.returncode == 0 and done.stderr.decode().splitlines() == warnings

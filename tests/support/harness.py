@@ -51,7 +51,16 @@ class BotHarness:
         )
         if isinstance(result, TelegramMethod):
             await self.bot(result)
+        await self.settle()
         return result
+
+    async def settle(self) -> None:
+        """Wait for what the handlers handed over without waiting (``dp["background"]``,
+        e.g. the judge's card edits), so a test sees what the user would see next."""
+        background = self.dispatcher.workflow_data.get("background")
+        join = getattr(background, "join", None)
+        if join is not None:
+            await join()
 
     # -- shortcuts -------------------------------------------------------------------
 

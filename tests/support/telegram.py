@@ -194,7 +194,8 @@ class Limits:
     whole real seconds (at least 1), as Telegram sends them.
     """
 
-    per_chat_per_second: int = 1
+    per_chat_burst: int = 3  # a chat may get this many at once ...
+    per_chat_per_second: int = 1  # ... then this many a second
     group_per_minute: int = 20
     global_per_second: int = 30
     time_scale: float = 1.0
@@ -249,6 +250,29 @@ class _Log:
 
     def add(self, now: float, count: int) -> None:
         self.stamps.extend([now] * min(count, self.rate))
+
+
+class _Bucket:
+    """A chat's allowance as Telegram applies it: a burst, then a steady rate."""
+
+    def __init__(self, burst: int, rate: int, period: float) -> None:
+        self.burst = burst
+        self.interval = period / rate
+        self.tokens = float(burst)
+        self.last: float | None = None
+
+    def _refill(self, now: float) -> None:
+        if self.last is not None:
+            self.tokens = min(self.burst, self.tokens + (now - self.last) / self.interval)
+        self.last = now
+
+    def wait(self, now: float, count: int) -> float:
+        self._refill(now)
+        return 0.0 if self.tokens >= 1 - 1e-9 else (1 - self.tokens) * self.interval
+
+    def add(self, now: float, count: int) -> None:
+        self._refill(now)
+        self.tokens -= 1
 
 
 # ---------------------------------------------------------------------------- session
@@ -362,7 +386,7 @@ class RecordingSession(BaseSession):
         self._message_ids: dict[int, itertools.count[int]] = {}
         self._file_ids = itertools.count(1)
         self._penalties: dict[Hashable, float] = {}
-        self._chat_logs: dict[Hashable, _Log] = {}
+        self._chat_logs: dict[Hashable, _Bucket] = {}
         self._group_logs: dict[Hashable, _Log] = {}
         self._global_log: _Log | None = None
         if limits is not None:
@@ -569,12 +593,12 @@ class RecordingSession(BaseSession):
         assert self.limits is not None and self._global_log is not None
         limits = self.limits
         count = _message_count(method)
-        logs: list[tuple[_Log, Hashable, int]] = []
+        logs: list[tuple[_Log | _Bucket, Hashable, int]] = []
         if chat is not None:
             chat_log = self._chat_logs.get(chat)
             if chat_log is None:
-                chat_log = self._chat_logs[chat] = _Log(
-                    limits.per_chat_per_second, limits.time_scale
+                chat_log = self._chat_logs[chat] = _Bucket(
+                    limits.per_chat_burst, limits.per_chat_per_second, limits.time_scale
                 )
             logs.append((chat_log, ("messages", chat), 1))  # an album is one burst
             if _is_group(chat):

@@ -1,0 +1,41 @@
+"""Work a handler starts and does not wait for.
+
+A judge's tap must be answered at once, while the card's edit may wait in the flood
+queue (``bot.flood``) for the chat's next slot: the handler hands the edit over here
+and returns, so aiogram's per-user isolation lets the next tap in. The tasks are kept
+referenced (asyncio holds only weak references), their errors are logged, and a
+graceful stop waits for them (a shutdown hook) before the database closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Background:
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("%s failed", task.get_name(), exc_info=error)
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def join(self) -> None:
+        """Wait until nothing runs, including what the running tasks start."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
