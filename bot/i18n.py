@@ -11,6 +11,7 @@ import gettext
 import io
 from collections.abc import Generator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -92,11 +93,6 @@ class UserLocaleMiddleware(I18nMiddleware):
     a tournament created or a group migrated is seen at the next update).
     """
 
-    def __init__(self, i18n: I18n, *args: Any, **kwargs: Any) -> None:
-        super().__init__(i18n, *args, **kwargs)
-        # chat id -> (the database's change count when read, the language or None)
-        self._groups: dict[int, tuple[int, str | None]] = {}
-
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
         chat: Chat | None = data.get("event_chat")
         db = data.get("db")
@@ -107,17 +103,9 @@ class UserLocaleMiddleware(I18nMiddleware):
         return locale_for(data.get("event_from_user"))
 
     async def group_language(self, db: Database, chat_id: int) -> str | None:
-        known = self._groups.get(chat_id)
-        if known is not None and known[0] == db.changes:
-            return known[1]
-        changes = db.changes
-        async with db.read() as conn:
-            language = await tournaments.chat_language(conn, chat_id)
-        if db.changes == changes:  # nothing committed while we read
-            if len(self._groups) > 10_000:
-                self._groups.clear()
-            self._groups[chat_id] = (changes, language)
-        return language
+        return await db.cached(
+            ("chat_language", chat_id), partial(tournaments.chat_language, chat_id=chat_id)
+        )
 
 
 def create_i18n(path: Path) -> PoI18n:

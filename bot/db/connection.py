@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -38,6 +39,20 @@ Conn = aiosqlite.Connection
 Params = Sequence[Any] | dict[str, Any]
 
 BUSY_TIMEOUT_MS = 5000
+_CACHE_SIZE = 10_000  # entries of Database.cached before it starts afresh
+# The bot's runtime tables: writing them changes nothing ``cached()`` keeps.
+RUNTIME_TABLES = frozenset({"fsm", "processed_updates"})
+_WRITTEN_TABLE = re.compile(
+    r"^\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
+    r"\s+[\"`]?(\w+)",
+    re.IGNORECASE,
+)
+
+
+def _touches_domain(sql: str) -> bool:
+    found = _WRITTEN_TABLE.match(sql)
+    return found is None or found.group(1).lower() not in RUNTIME_TABLES
+T = TypeVar("T")
 
 
 class Database:
@@ -53,6 +68,8 @@ class Database:
         # players, games...) stays valid while this is unchanged. ``write()`` is for the
         # bot's runtime tables (fsm, processed_updates) and doesn't count.
         self.changes = 0
+        # ``cached()``: key -> (``changes`` when read, the value).
+        self._cache: dict[Hashable, tuple[int, Any]] = {}
 
     @classmethod
     async def open(cls, path: str | Path, *, migrations: Sequence[Step] = MIGRATIONS) -> Database:
@@ -143,18 +160,45 @@ class Database:
         async with self._locked():
             yield self._conn
 
+    async def cached(
+        self, key: Hashable, load: Callable[[aiosqlite.Connection], Awaitable[T]]
+    ) -> T:
+        """``load(conn)``'s value, read once and kept until a transaction commits.
+
+        The one cache of what was read of the domain (roles, a tournament, a group's
+        language): every domain write goes through ``transaction()``, which bumps
+        ``changes``, so nothing cached outlives the data it came from.
+        """
+        known = self._cache.get(key)
+        if known is not None and known[0] == self.changes:
+            value: T = known[1]
+            return value
+        changes = self.changes
+        async with self.read() as conn:
+            value = await load(conn)
+        if self.changes == changes:  # nothing committed while we read
+            if len(self._cache) > _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[key] = (changes, value)
+        return value
+
     async def write(self, sql: str, params: Params = ()) -> None:
         """One statement, atomic on its own: a single round trip (no BEGIN/COMMIT).
 
-        For the bot's runtime tables (fsm, processed_updates): it doesn't count as a
-        change of the domain (``changes``). Inside the task's ``transaction()`` it
-        becomes part of that transaction.
+        Meant for the bot's runtime tables (``RUNTIME_TABLES``), which are no change of
+        the domain; a statement on any other table counts in ``changes`` like a
+        transaction, so nothing ``cached()`` outlives it. Inside the task's
+        ``transaction()`` it becomes part of that transaction.
         """
         if self._holds_lock():
             await self._conn.execute_fetchall(sql, params)
             return
         async with self._locked():
-            await self._conn.execute_fetchall(sql, params)
+            try:
+                await self._conn.execute_fetchall(sql, params)
+            finally:
+                if _touches_domain(sql):
+                    self.changes += 1
 
     async def write_many(self, sql: str, params: Iterable[Params]) -> None:
         """``write`` for several parameter sets, in one round trip."""
@@ -162,7 +206,11 @@ class Database:
             await self._conn.executemany(sql, params)
             return
         async with self._locked():
-            await self._conn.executemany(sql, params)
+            try:
+                await self._conn.executemany(sql, params)
+            finally:
+                if _touches_domain(sql):
+                    self.changes += 1
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[None]:

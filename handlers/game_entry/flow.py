@@ -7,8 +7,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
@@ -135,28 +135,15 @@ def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
     return message is None or message.message_id != d.card_id or message.chat.id != d.card_chat
 
 
-# (tournament, user) -> (the database's change count, the tournament, his role): the
-# roles tables as last read, kept until any transaction commits (a judge taps his card
-# dozens of times a game; roles change a few times a tournament).
-_Seen = tuple[int, TournamentRow | None, StaffRole | None]
-_ROLES: WeakKeyDictionary[Database, dict[tuple[int, int], _Seen]] = WeakKeyDictionary()
-
-
 async def tournament_and_role(
     db: Database, tournament_id: int, user_id: int
 ) -> tuple[TournamentRow | None, StaffRole | None]:
-    known = _ROLES.setdefault(db, {})
-    found = known.get((tournament_id, user_id))
-    if found is not None and found[0] == db.changes:
-        return found[1], found[2]
-    changes = db.changes
-    async with db.read() as conn:
-        tournament, role = await tournaments.tournament_and_role(conn, tournament_id, user_id)
-    if db.changes == changes:  # nothing committed while we read
-        if len(known) > 10_000:
-            known.clear()
-        known[(tournament_id, user_id)] = (changes, tournament, role)
-    return tournament, role
+    """Read once per change of the database: a judge taps his card dozens of times a
+    game; roles change a few times a tournament."""
+    return await db.cached(
+        ("tournament_and_role", tournament_id, user_id),
+        partial(tournaments.tournament_and_role, tournament_id=tournament_id, user_id=user_id),
+    )
 
 
 async def authorize(ctx: Ctx, d: Draft) -> str | None:

@@ -4,6 +4,7 @@ import asyncio
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,3 +196,28 @@ def test_backup_file_refuses_missing_source_and_self(tmp_path: Path) -> None:
     sqlite3.connect(src).close()
     with pytest.raises(ValueError):
         backup_file_sync(src, src)
+
+
+async def test_cached_reads_are_kept_until_a_change_commits(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "cache.sqlite3")
+    try:
+        reads = 0
+
+        async def load(conn: Any) -> int:
+            nonlocal reads
+            reads += 1
+            rows = await conn.execute_fetchall("SELECT count(*) FROM tournaments")
+            return int(rows[0][0])
+
+        assert await db.cached("n", load) == 0
+        assert await db.cached("n", load) == 0 and reads == 1
+        await db.write("INSERT INTO fsm (key, state, data, updated_at) VALUES ('k', NULL, '{}', 0)")
+        assert await db.cached("n", load) == 0 and reads == 1  # a runtime table: still valid
+        # A domain table written outside transaction() still counts as a change.
+        await db.write(
+            "INSERT INTO tournaments (title, distance, created_by, created_at)"
+            " VALUES ('Cup', 10, 1, 0)"
+        )
+        assert await db.cached("n", load) == 1 and reads == 2
+    finally:
+        await db.close()
