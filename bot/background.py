@@ -5,16 +5,25 @@ queue (``bot.flood``) for the chat's next slot: the handler hands the edit over 
 and returns, so aiogram's per-user isolation lets the next tap in. The tasks are kept
 referenced (asyncio holds only weak references), their errors are logged, and a
 graceful stop waits for them (a shutdown hook) before the database closes.
+
+What an update starts here belongs to it: ``collect()`` lists the tasks started while
+it is handled, and the update counts as processed (``bot.middlewares.dedup``) only
+once they are done. A crash before a card's edit went out so leaves the update to be
+delivered again, and the card is shown then.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+_started: ContextVar[list[asyncio.Task[Any]] | None] = ContextVar("started", default=None)
 
 
 class Background:
@@ -25,7 +34,21 @@ class Background:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
+        started = _started.get()
+        if started is not None:
+            started.append(task)
         return task
+
+    @staticmethod
+    @contextmanager
+    def collect() -> Iterator[list[asyncio.Task[Any]]]:
+        """The tasks spawned (by anyone) while the block runs in this context."""
+        started: list[asyncio.Task[Any]] = []
+        token = _started.set(started)
+        try:
+            yield started
+        finally:
+            _started.reset(token)
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)

@@ -21,12 +21,14 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import TelegramObject, Update
 
+from bot.background import Background
 from bot.db.connection import Database
 from bot.db.updates import (
     KEEP_PROCESSED,
@@ -70,6 +72,7 @@ class DedupMiddleware(BaseMiddleware):
         self._ask_db_upto: int | None = None
         self._unrecorded: list[int] = []
         self._writer: asyncio.Task[None] | None = None
+        self._waiting: set[asyncio.Future[Any]] = set()
 
     async def __call__(
         self,
@@ -90,19 +93,38 @@ class DedupMiddleware(BaseMiddleware):
             log.debug("update %s was processed before; skipped", update_id)
             return UNHANDLED
         self._in_flight.add(update_id)
+        started: list[asyncio.Task[Any]] = []
         try:
-            return await handler(event, data)
+            with Background.collect() as started:
+                return await handler(event, data)
         finally:
             self._in_flight.discard(update_id)
             self._remember(update_id)
-            self._unrecorded.append(update_id)
-            if self._writer is None or self._writer.done():
-                self._writer = asyncio.create_task(self._record(db), name="dedup-records")
+            pending = [task for task in started if not task.done()]
+            if pending:
+                # What the handler left running (its card's edit) must be done first: a
+                # crash before then leaves the update to be delivered again.
+                waiter = asyncio.ensure_future(asyncio.wait(pending))
+                self._waiting.add(waiter)
+                waiter.add_done_callback(partial(self._finished, db, update_id))
+            else:
+                self._queue(db, update_id)
+
+    def _finished(self, db: Database, update_id: int, waiter: asyncio.Future[Any]) -> None:
+        self._waiting.discard(waiter)
+        self._queue(db, update_id)
+
+    def _queue(self, db: Database, update_id: int) -> None:
+        self._unrecorded.append(update_id)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._record(db), name="dedup-records")
 
     async def drain(self) -> None:
         """Wait for the records still being written (before the database closes)."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.gather(self._writer, return_exceptions=True)
+        while self._waiting or (self._writer is not None and not self._writer.done()):
+            await asyncio.gather(*self._waiting, return_exceptions=True)
+            if self._writer is not None:
+                await asyncio.gather(self._writer, return_exceptions=True)
 
     async def _in_database(self, db: Database, update_id: int) -> bool:
         if self._ask_db_upto is None:

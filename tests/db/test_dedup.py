@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiogram import Bot, Dispatcher, Router
+from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import Chat, Message, Update, User
 
+from bot.background import Background
 from bot.db import Database
 from bot.db.updates import is_processed, mark_processed, prune_processed
 from bot.middlewares import DedupMiddleware
@@ -139,3 +142,38 @@ async def test_prune_keeps_a_week(db: Database) -> None:
         assert await prune_processed(conn, now=now) == 1
         assert not await is_processed(conn, 1)
         assert await is_processed(conn, 2)
+
+
+async def test_an_update_counts_as_processed_once_what_it_left_running_is_done(
+    db: Database, bot: Bot
+) -> None:
+    """A card's edit goes out after its handler returned (bot.background): until it is
+    out, a crash must leave the update to be delivered again, so it is not recorded."""
+    background = Background()
+    edit_sent = asyncio.Event()
+
+    async def send_card_later() -> None:
+        await edit_sent.wait()
+
+    router = Router()
+
+    @router.message()
+    async def handle(message: Message) -> None:
+        background.spawn(send_card_later(), name="card")
+
+    middleware = DedupMiddleware(db)
+    dp = Dispatcher()
+    dp.update.outer_middleware(middleware)
+    dp.include_router(router)
+
+    await dp.feed_update(bot, update(41))
+    await asyncio.sleep(0.05)
+    async with db.read() as conn:
+        assert not await is_processed(conn, 41)  # the edit is still on its way
+    assert await dp.feed_update(bot, update(41)) is UNHANDLED  # this process will send it
+
+    edit_sent.set()
+    await background.join()
+    await middleware.drain()
+    async with db.read() as conn:
+        assert await is_processed(conn, 41)

@@ -27,7 +27,8 @@ BOT_MAIN = REPO_ROOT / "bot" / "__main__.py"
 requires_bot = pytest.mark.skipif(not BOT_MAIN.exists(),
                                   reason="bot/__main__.py does not exist yet")
 # Settings the bot reads; never inherited from the developer's shell.
-BOT_ENV_VARS = ("BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_PATH", "LOG_LEVEL")
+BOT_ENV_VARS = ("BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_PATH", "LOG_LEVEL",
+                "FLOOD_SCALE", "STANDINGS_DEBOUNCE", "TIMEZONE", "LOCALES_PATH")
 
 
 def _die_with_parent() -> None:

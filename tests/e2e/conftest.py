@@ -13,6 +13,10 @@ from .fake_telegram import FakeTelegram, make_token
 
 _HERE = Path(__file__).resolve().parent
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+# How long one of Telegram's flood-limit seconds lasts here, in the fake server
+# (``FakeTelegram.time_scale``) and in the bot (``FLOOD_SCALE``) alike: the bot paces a
+# chat at one message per 50 ms instead of per second, the fake enforces the same.
+TIME_SCALE = 0.05
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -43,7 +47,7 @@ def bot_token() -> str:
 @pytest.fixture
 async def fake_telegram(bot_token: str) -> AsyncIterator[FakeTelegram]:
     """A started FakeTelegram for `bot_token`; fails the test on internal errors of the fake."""
-    fake = FakeTelegram(bot_token)
+    fake = FakeTelegram(bot_token, time_scale=TIME_SCALE)
     await fake.start()
     try:
         yield fake
@@ -59,7 +63,7 @@ async def bot_factory(fake_telegram: FakeTelegram, tmp_path: Path, bot_token: st
     """Start bot processes: `await bot_factory(env={...}, api_url=..., wait_ready=...)`.
 
     Default env: BOT_TOKEN, TELEGRAM_API_URL=fake.base_url, DATABASE_PATH in tmp_path,
-    LOG_LEVEL=DEBUG; `env` overrides (None removes a variable); `cwd` defaults to the repo
+    LOG_LEVEL=DEBUG, FLOOD_SCALE=the fake's time_scale; `env` overrides (None removes a variable); `cwd` defaults to the repo
     root (where `make run` runs). Every process is stopped at teardown and its log is
     printed if the test failed.
     """
@@ -74,6 +78,7 @@ async def bot_factory(fake_telegram: FakeTelegram, tmp_path: Path, bot_token: st
             "TELEGRAM_API_URL": api_url or fake_telegram.base_url,
             "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
             "LOG_LEVEL": "DEBUG",
+            "FLOOD_SCALE": str(fake_telegram.time_scale),
             **(env or {}),
         }
         proc = BotProcess(env=full_env, log_path=tmp_path / f"bot{n or ''}.log",

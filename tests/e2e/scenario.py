@@ -289,7 +289,7 @@ async def enter_game(card: Card, game: GameSpec, *, ready: asyncio.Event | None 
 
 
 async def player_best_move(card: Card, player: Person, seats: Sequence[int]) -> None:
-    """The first-killed player names his best move himself (8.3, issue 5)."""
+    """The first-killed player names his best move himself (8.3)."""
     request = await player.wait(lambda m: bool(m.buttons) and "shot on night 1" in m.content,
                                 after=0)
     assert "⏳ Waiting for" in card.text, card.text
@@ -335,6 +335,7 @@ async def seed_tournament(
     title: str = "Spring Cup",
     distance: int = 10,
     status: str = "running",
+    language: str = "ru",
 ) -> Seeded:
     """A tournament written with the bot's own repositories before the bot starts:
     ``chief`` and ``judges`` on its staff, ``players`` confirmed (``linked`` ones with
@@ -351,7 +352,7 @@ async def seed_tournament(
                                         can_message=person.user.started)
             t = await tournaments.create_tournament(
                 conn, title=title, distance=distance, created_by=chief.id,
-                chat_id=chat.id if chat is not None else None)
+                chat_id=chat.id if chat is not None else None, language=language)
             if status != "registration":
                 await tournaments.set_status(conn, t.id, status)  # type: ignore[arg-type]
             for judge in judges:
@@ -426,7 +427,8 @@ class Row:
 
 
 _TABLE_ROW = re.compile(
-    r"^\s*(\d+(?:–\d+)?)\s+(\S(?:.*?\S)?)\s+(-?\d+\.\d\d)\s+(-?\d+\.\d\d)\s+(\d+)\s+(-?\d+\.\d\d)$")
+    r"^\s*(\d+(?:–\d+)?)\s+(\S(?:.*?\S)?)\s+([-−]?\d+\.\d\d)\s+([-−]?\d+\.\d\d)\s+(\d+)\s+"
+    r"([-−]?\d+\.\d\d)$")
 
 
 def chat_table(text: str) -> list[Row]:
@@ -436,7 +438,9 @@ def chat_table(text: str) -> list[Row]:
     for line in text.splitlines():
         found = _TABLE_ROW.match(line.rstrip())
         if found:
-            rows.append(Row(found[1], found[2].rstrip("*").rstrip(), found[3]))
+            # The bot prints a minus sign (−); the engine's table a hyphen.
+            total = found[3].replace("−", "-")
+            rows.append(Row(found[1], found[2].rstrip("*").rstrip(), total))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""Ten tables finish at once (issue 6): ten judges have their games on the review card
+"""Ten tables finish at once: ten judges have their games on the review card
 (left there by the card's conversation: the drafts are seeded, /game shows each card
 again), then all ten tap Save within the same moment. The bot stays inside Telegram's limits
 (the fake never sees a request inside a ban; a 429 it is given is waited out) and

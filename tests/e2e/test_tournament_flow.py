@@ -70,7 +70,8 @@ class Tournament:
 
 
 async def create_in_group(t: Tournament) -> None:
-    prompt = await t.chief.say_in(t.group, "/new_tournament")
+    # The group's language is chosen here: English, everything in the group reads it.
+    prompt = await t.chief.say_in(t.group, "/new_tournament en")
     assert "Reply to this message with the tournament's title" in prompt.content
     prompt = await t.chief.say_in(t.group, "Spring Cup", reply_to=prompt)
     assert "distance" in prompt.content
@@ -97,8 +98,8 @@ async def start_tournament(t: Tournament) -> None:
     mark = t.fake.seq
     answer = await t.chief.tap(card, "▶️ Start")
     assert answer.text == "The tournament is running."
-    # The group reads the bot's language (Russian), whoever started it.
-    await t.fake.wait_for_message(t.group, "Турнир «Spring Cup» начался", after=mark,
+    # The group reads the tournament's language, whoever started it.
+    await t.fake.wait_for_message(t.group, "Tournament «Spring Cup» has started", after=mark,
                                   timeout=WAIT)
     t.running.set()
 
@@ -131,7 +132,8 @@ async def players_join(t: Tournament) -> None:
                 and m.message_id not in decided and "✅ Confirm" in labels(m), timeout=WAIT)
             decided.add(request.message_id)
             answer = await t.chief.tap(request, "✅ Confirm")
-            assert answer.text and "is confirmed" in answer.text
+            # The decision keeps who applied: "✅ Alpha (@alpha_plays) confirmed as Alpha."
+            assert answer.text and "confirmed as" in answer.text
 
     await asyncio.gather(
         chief_confirms(),
@@ -252,9 +254,9 @@ async def test_a_whole_small_tournament(fake_telegram: FakeTelegram, bot_factory
     # The group saw every result and a picture after each round.
     said = [m.content for m in fake.messages(t.group)]
     for game in GAMES_J1 + GAMES_J2:
-        assert any(f"Тур {game.round}, стол {game.table}:" in text for text in said), game
+        assert any(f"Round {game.round}, table {game.table}:" in text for text in said), game
     assert [m.caption for m in fake.messages(t.group) if m.photo] == [
-        f"Spring Cup: рейтинг после тура {n}" for n in (1, 2, 3)]
+        f"Spring Cup: standings after round {n}" for n in (1, 2, 3)]
     await fake.wait_idle(timeout=WAIT)
     assert fake.flood_violations == []
     # The two who joined in the group never started the bot: their notices can't go.
