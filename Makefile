@@ -23,11 +23,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict scoring
+	$(BIN)/mypy --strict scoring seating
 
 bench: $(STAMP)
 	$(BIN)/python bench/scoring_bench.py
 	$(BIN)/python bench/standings_bench.py
+	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
 
 # Refresh the message template after changing texts; translate the new entries in

@@ -1,0 +1,51 @@
+"""The seating plan generator of the tournament bot: pure Python, no Telegram, no I/O.
+
+Before a tournament the chief judge needs a plan: for every round, which ten players
+sit at which table and in which seat. The command line is seating-contract.md
+(``python -m seating generate FILE``); the bot calls the same functions::
+
+    request = seating.parse_request(data)  # decoded JSON → Request, or SeatingError
+    plan = seating.generate(request)       # → Plan(rounds, quality)
+    text = seating.plan_to_json(plan)      # the contract's JSON (plan_to_table: for people)
+
+* ``Request``, ``Plan``, ``Round``, ``Table``, ``Quality`` — frozen data classes
+  (``model``); seat n of a table is ``Table.seats[n - 1]``;
+* ``parse_request(data)`` / ``load_request(text)`` — a checked ``Request``;
+  ``check_request(request)`` checks one built in Python; every invalid request raises
+  ``SeatingError`` (a ``ValueError``) whose message is one line saying what is wrong
+  and what to change;
+* ``generate(request)`` — the plan: the same request (seed included) always gives the
+  same rounds; ``request.time_limit`` only caps the time (``quality.cut_short``);
+* ``quality(plan, request)`` — the plan's fairness figures, measured afresh;
+* ``plan_to_dict`` / ``plan_to_json`` / ``plan_to_table`` — the plan written out.
+
+What a plan guarantees: the hard rules of the contract always; every player in every
+seat number equally often when they play a multiple of ten games, else within one
+(not around fixed rounds, which are only evened out as far as they allow); sit-outs
+spread evenly. Meetings and tables are as even as a bounded search finds.
+"""
+
+from __future__ import annotations
+
+from .generate import generate
+from .model import Plan, Quality, Request, Round, SeatingError, Table
+from .output import plan_to_dict, plan_to_json, plan_to_table
+from .quality import quality
+from .request import check_request, load_request, parse_request
+
+__all__ = [
+    "Plan",
+    "Quality",
+    "Request",
+    "Round",
+    "SeatingError",
+    "Table",
+    "check_request",
+    "generate",
+    "load_request",
+    "parse_request",
+    "plan_to_dict",
+    "plan_to_json",
+    "plan_to_table",
+    "quality",
+]

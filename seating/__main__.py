@@ -1,0 +1,5 @@
+"""``python -m seating``: see ``seating.cli``."""
+
+from .cli import main
+
+raise SystemExit(main())

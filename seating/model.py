@@ -1,0 +1,81 @@
+"""The data of a seating plan (seating-contract.md): requests, rounds, plans, quality.
+
+Everything here is immutable. Seats are numbered 1-10 as at the table;
+``Table.seats[n - 1]`` sits in seat ``n``. Rounds and tables are numbered from 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+SEATS = 10  # players at a table, and seat numbers 1-10
+MAX_GAMES = 30  # the largest games_per_player a request may ask for
+DEFAULT_TIME_LIMIT = 20.0
+
+
+class SeatingError(ValueError):
+    """A request that cannot be planned: the message is one line for people, saying what
+    is wrong and what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    table: int
+    seats: tuple[str, ...]  # seat n is seats[n - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    round: int
+    tables: tuple[Table, ...]
+    sitting_out: tuple[str, ...] = ()  # in the order of Request.players
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What to plan. Build one with ``parse_request`` (checked); ``generate`` checks a
+    hand-built one again."""
+
+    players: tuple[str, ...]
+    games_per_player: int
+    tables: int  # tables played at once in a round
+    apart: tuple[tuple[str, str], ...] = ()
+    fixed_rounds: tuple[Round, ...] = ()  # rounds already played, kept as given
+    seed: int = 0
+    time_limit: float = DEFAULT_TIME_LIMIT
+
+    @property
+    def games(self) -> int:
+        """Games in the whole plan: every game seats ten players."""
+        return len(self.players) * self.games_per_player // SEATS
+
+    @property
+    def rounds(self) -> int:
+        return -(-self.games // self.tables)
+
+    def tables_in(self, number: int) -> int:
+        """How many tables round ``number`` (from 1) has: all but possibly the last."""
+        if number < self.rounds:
+            return self.tables
+        return self.games - (self.rounds - 1) * self.tables
+
+
+@dataclass(frozen=True, slots=True)
+class Quality:
+    """How fair a plan is (the contract's ``quality`` object)."""
+
+    seat_spread: int  # max over players of (most - fewest) games in one seat number
+    meetings_min: int  # fewest games any pair of players shared (0 if a pair never met)
+    meetings_max: int
+    meetings_histogram: Mapping[int, int]  # meetings -> pairs, over all pairs
+    table_spread: int  # max over players of (most - fewest) games at one physical table
+    apart_violations: int  # games where an apart pair shares the table
+    cut_short: bool = False  # the time limit stopped the search before its own end
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    rounds: tuple[Round, ...]
+    quality: Quality

@@ -1,0 +1,172 @@
+"""Generated plans: the hard rules and the quality goals, each big plan made once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from seating import SeatingError, generate, parse_request, plan_to_dict, quality
+
+from .rules import broken_rules, meetings, spreads
+
+
+def names(count: int) -> list[str]:
+    return [f"P{n:03d}" for n in range(count)]
+
+
+def make(request: dict[str, Any]) -> dict[str, Any]:
+    return plan_to_dict(generate(parse_request(request)))
+
+
+APART = [["P000", "P001"], ["P002", "P003"], ["P010", "P020"], ["P039", "P005"]]
+FORTY: dict[str, Any] = {
+    "players": names(40), "games_per_player": 10, "tables": 4, "seed": 1, "apart": APART
+}
+
+
+@pytest.fixture(scope="module")
+def forty() -> dict[str, Any]:
+    return make(FORTY)
+
+
+@pytest.fixture(scope="module")
+def twenty() -> dict[str, Any]:
+    return make({"players": names(20), "games_per_player": 10, "tables": 2, "seed": 1})
+
+
+@pytest.fixture(scope="module")
+def hundred() -> dict[str, Any]:
+    return make({"players": names(100), "games_per_player": 10, "tables": 10, "seed": 1})
+
+
+THIRTY_SIX: dict[str, Any] = {"players": names(36), "games_per_player": 10, "tables": 3}
+
+
+@pytest.fixture(scope="module")
+def thirty_six() -> dict[str, Any]:
+    return make(THIRTY_SIX)
+
+
+def test_forty_at_four_tables(forty: dict[str, Any]) -> None:
+    assert broken_rules(forty, FORTY) == []
+    q = forty["quality"]
+    assert q["seat_spread"] == 0  # every player in every seat exactly once
+    assert spreads(forty, FORTY["players"], 4)[0] == 0
+    assert q["meetings_histogram"]["0"] == len(APART)  # every other pair meets
+    # At most 3 for every pair is out of reach (see the report); 4 for under a tenth.
+    assert q["meetings_max"] <= 4
+    assert q["meetings_histogram"].get("4", 0) <= 80
+    assert sum(q["meetings_histogram"].values()) == 40 * 39 // 2
+    met = meetings(forty)
+    players = FORTY["players"]
+    counted = Counter(
+        met[frozenset((a, b))] for i, a in enumerate(players) for b in players[i + 1 :]
+    )
+    assert q["meetings_histogram"] == {str(k): v for k, v in sorted(counted.items())}
+    assert q["table_spread"] == spreads(forty, FORTY["players"], 4)[1] <= 5
+    assert q["cut_short"] is False and q["seconds"] < 20
+
+
+def test_apart_pairs_never_share_a_table(forty: dict[str, Any]) -> None:
+    met = meetings(forty)
+    assert all(met[frozenset(pair)] == 0 for pair in APART)
+    assert forty["quality"]["apart_violations"] == 0
+
+
+def test_twenty_at_two_tables(twenty: dict[str, Any]) -> None:
+    q = twenty["quality"]
+    assert q["seat_spread"] == 0
+    assert q["meetings_min"] >= 3 and q["meetings_max"] <= 7
+
+
+def test_hundred_at_ten_tables(hundred: dict[str, Any]) -> None:
+    request = {"players": names(100), "games_per_player": 10, "tables": 10}
+    assert broken_rules(hundred, request) == []
+    q = hundred["quality"]
+    assert q["seat_spread"] == 0
+    assert q["meetings_max"] <= 2
+    assert q["seconds"] < 20
+
+
+def test_thirty_six_at_three_tables_sit_out_evenly(thirty_six: dict[str, Any]) -> None:
+    assert broken_rules(thirty_six, THIRTY_SIX) == []
+    assert len(thirty_six["rounds"]) == 12
+    rests = Counter(name for r in thirty_six["rounds"] for name in r["sitting_out"])
+    assert rests == {name: 2 for name in THIRTY_SIX["players"]}
+    assert all(len(r["sitting_out"]) == 6 for r in thirty_six["rounds"])
+    q = thirty_six["quality"]
+    assert q["seat_spread"] <= 1
+    assert q["meetings_max"] <= 4
+
+
+def test_replanning_keeps_the_played_rounds(forty: dict[str, Any]) -> None:
+    # Rounds 1-3 played; then P007 drops out and "New" takes over their place and games.
+    def rename(name: str) -> str:
+        return "New" if name == "P007" else name
+
+    played = [
+        {"round": r["round"], "tables": [
+            {"table": t["table"], "seats": [rename(n) for n in t["seats"]]} for t in r["tables"]
+        ]}
+        for r in forty["rounds"][:3]
+    ]
+    request = {**FORTY, "players": [rename(n) for n in FORTY["players"]],
+               "fixed_rounds": played, "seed": 2}
+    plan = make(request)
+    assert broken_rules(plan, request) == []
+    for given, kept in zip(played, plan["rounds"][:3], strict=True):
+        assert kept["tables"] == given["tables"]
+    assert "P007" not in {n for r in plan["rounds"] for t in r["tables"] for n in t["seats"]}
+    q = plan["quality"]
+    # The fixed rounds' seats bind: a few players get one seat twice (none thrice).
+    assert q["seat_spread"] <= 2
+    assert q["meetings_histogram"]["0"] == len(APART) and q["meetings_max"] <= 4
+    assert q["apart_violations"] == 0
+
+
+def test_replanning_around_uneven_fixed_seats() -> None:
+    # A hand-made first round with the same ten players in seats 1-10 at table 1.
+    request = {
+        "players": names(20), "games_per_player": 5, "tables": 2, "seed": 3,
+        "fixed_rounds": [{"round": 1, "tables": [
+            {"table": 2, "seats": names(20)[10:]}, {"table": 1, "seats": names(10)},
+        ]}],
+    }
+    plan = make(request)
+    assert broken_rules(plan, request) == []
+    assert plan["rounds"][0]["tables"] == request["fixed_rounds"][0]["tables"]
+    assert plan["quality"]["seat_spread"] <= 1
+
+
+def test_same_request_same_plan() -> None:
+    request = {"players": names(20), "games_per_player": 4, "tables": 2, "seed": 9}
+    first, second = make(request), make(request)
+    assert first["rounds"] == second["rounds"]
+    first["quality"].pop("seconds"), second["quality"].pop("seconds")
+    assert first["quality"] == second["quality"]
+    assert make({**request, "seed": 10})["rounds"] != first["rounds"]
+
+
+def test_time_limit_cuts_short_but_keeps_the_rules() -> None:
+    request = {**FORTY, "time_limit": 1e-9}
+    plan = make(request)
+    assert plan["quality"]["cut_short"] is True
+    assert broken_rules(plan, request) == []
+    assert plan["quality"]["seat_spread"] == 0
+
+
+def test_quality_measures_a_plan_afresh(forty: dict[str, Any]) -> None:
+    request = parse_request({"players": names(20), "games_per_player": 1, "seed": 4})
+    plan = generate(request)
+    again = quality(plan, request)
+    assert again == plan.quality
+    assert again.meetings_max == 1 and again.meetings_histogram == {0: 100, 1: 90}
+
+
+def test_a_hand_built_request_is_checked() -> None:
+    from seating import Request
+
+    with pytest.raises(SeatingError, match="multiple of 10"):
+        generate(Request(players=tuple(names(15)), games_per_player=3, tables=1))
