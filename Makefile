@@ -10,14 +10,20 @@ STAMP  := $(VENV)/.installed-stamp
 run: $(STAMP)
 	$(BIN)/python -m bot
 
+# The suite on two workers (pytest-xdist): the e2e tests wait on bot processes and
+# the fake server while the other worker runs unit tests. PYTEST_WORKERS=0 runs it in one
+# process.
+PYTEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+
 test: lint typecheck
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not e2e"
+	$(PYTEST) -m "not e2e"
 
 e2e: $(STAMP)
-	$(BIN)/python -m pytest -q -m e2e
+	$(PYTEST) -m e2e
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,8 +45,8 @@ messages: $(STAMP)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (set PYTHON=...)"; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && \
+		$(BIN)/python -m pip install -q --upgrade pip; }
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 

@@ -282,12 +282,12 @@ async def project_run(
                 "games_saved": stored - world.games,
                 "save_taps": pb.feeder.kinds.count("save"),
                 "stale_answers": stale_answers(pb.session),
-                "bot_requests": dict(pb.session.requests.most_common()),
+                "bot_requests": dict(pb.session.request_counts.most_common()),
             }
             result = summary(pb.feeder.latencies, seconds)
             result["by_kind"] = by_kind(pb.feeder)
             recorded = pb.feeder.recorded
-            calls = pb.session.calls
+            calls = pb.session.calls_by_update
     finally:
         await db.close()
     if fed < updates:
@@ -779,7 +779,8 @@ BREAKDOWN = (
     ("  card: persist the draft", "handlers/game_entry/flow.py", "persist"),
     ("  /rating", "handlers/rating.py", "rating"),
     ("  Save (on_save)", "handlers/game_entry/save.py", "on_save"),
-    ("    publisher (post, standings, round picture)", "bot/publishing.py", "_flush"),
+    ("    publisher (post, standings, round picture)", "bot/publishing/scheduler.py",
+     "_flush"),
     ("    standings recompute (StandingsService.get)", "bot/standings.py", "get"),
 )
 

@@ -259,7 +259,7 @@ async def play(pace: float, work: Path, seed: int, reference: PaceRun | None) ->
             _match(fake, chat, run, reference, edits_before)
         run.seconds = time.monotonic() - started
         counted = [r.time for r in fake.requests if r.chat_id == chat
-                   and fake._counts_for_flood(r.method) and r.response is not None]
+                   and fake.counts_as_message(r.method) and r.response is not None]
         run.chat_1s = most_in_any(counted, 1.0)
         run.chat_10s = most_in_any(counted, 10.0)
         run.floods = fake.count_429

@@ -10,7 +10,7 @@ tokens are random, so a stream can't be canned JSON: it is resolved against what
 the bot sent, exactly like ``tests/handlers/test_game_entry_support.py`` drives it.
 Every update fed is kept (``Feeder.recorded``) and can be written out as JSON.
 
-Also here: :class:`InstantSession` (an offline Bot API that answers at once) and
+Also here: :class:`InstantSession` (the tests' Telegram model, answering at once) and
 :func:`seed_tournament` (a tournament of N realistic games stored through
 ``bot.db.games.save_game`` in one transaction).
 """
@@ -23,15 +23,13 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiogram.client.session.base import BaseSession
 from aiogram.methods import TelegramMethod
-from aiogram.types import InputFile
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -41,6 +39,8 @@ from bench.scoring_bench import NICKS, make_game  # noqa: E402 - needs ROOT on s
 from bot.db import games, players, staff, tournaments, users  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from scoring.model import Role  # noqa: E402
+from tests.support.telegram import RecordingSession  # noqa: E402
+from tests.support.tg_model import auto_entities  # noqa: E402
 
 if TYPE_CHECKING:
     from aiogram import Bot, Dispatcher
@@ -416,45 +416,28 @@ def tournament_stream(world: Seeded, rng: random.Random, *, rounds: int = 10_000
 # ----------------------------------------------------------------- the offline API
 
 
-class InstantSession(BaseSession):
-    """The Bot API answered at once, offline.
+class InstantSession(RecordingSession):
+    """The Bot API answered at once, offline: the tests' Telegram model
+    (``tests/support/tg_model.py``) behind its in-process session, keeping no record of
+    the calls but their counts.
 
     A request is encoded as ``AiohttpSession.build_form_data`` encodes it
-    (``prepare_value`` per field) and its answer is rendered as JSON and parsed by
-    ``BaseSession.check_response``, so aiogram does its usual work per call; only the
-    network is missing. The bot's messages are kept in their current state (after
-    edits) so streams can tap their buttons.
+    (``prepare_value`` per field), the model checks and answers it as Telegram would
+    (HTML parsed, limits of texts and buttons), and its answer is rendered as JSON and
+    parsed by ``BaseSession.check_response``: aiogram does its usual work per call; only
+    the network is missing. The bot's messages are kept in their current state (after
+    edits) so streams can tap their buttons. A message id never seen (the floor run
+    replays another run's calls) is taken for a message sent before.
     """
 
     def __init__(self, *, bot_username: str = BOT_USERNAME) -> None:
-        super().__init__()
-        self.bot_username = bot_username
-        self.chats: dict[int, Json] = {}
-        self.messages: dict[tuple[int, int], Json] = {}
-        self.order: dict[int, list[int]] = {}  # chat -> the bot's message ids, oldest first
-        self.requests: Counter[str] = Counter()
-        self.answers: Counter[str] = Counter()  # callback answers by text
+        super().__init__(bot_username=bot_username, bot_first_name="Bench", record=False)
+        self.telegram.preexisting_messages = True
+        self.request_counts: Counter[str] = Counter()
         # The requests made while each update was fed (set by Feeder.feed), for a bare
         # dispatcher that makes the same calls (the framework's own cost of a stream).
-        self.calls: dict[int, list[TelegramMethod[Any]]] = {}
+        self.calls_by_update: dict[int, list[TelegramMethod[Any]]] = {}
         self.current_update: int | None = None
-        self._ids: dict[int, Iterator[int]] = {}
-        self._files = itertools.count(1)
-
-    # -- BaseSession ----------------------------------------------------------------
-
-    async def close(self) -> None:
-        return None
-
-    async def stream_content(
-        self,
-        url: str,
-        headers: dict[str, Any] | None = None,
-        timeout: int = 30,  # noqa: ASYNC109 - BaseSession's signature
-        chunk_size: int = 65536,
-        raise_for_status: bool = True,
-    ) -> AsyncGenerator[bytes, None]:
-        yield b""
 
     async def make_request(
         self,
@@ -462,133 +445,33 @@ class InstantSession(BaseSession):
         method: TelegramMethod[Any],
         timeout: int | None = None,  # noqa: ASYNC109 - BaseSession's signature
     ) -> Any:
-        files: dict[str, InputFile] = {}
-        params: Json = {}
-        for key, value in method.model_dump(warnings=False).items():
-            prepared = self.prepare_value(value, bot=bot, files=files)
-            if prepared:
-                params[key] = prepared
-        name = method.__api_method__
-        self.requests[name] += 1
+        self.request_counts[method.__api_method__] += 1
         if self.current_update is not None:
-            self.calls.setdefault(self.current_update, []).append(method)
-        result = self._answer(bot, name, params, method)
-        content = self.json_dumps({"ok": True, "result": result})
-        return self.check_response(bot, method, 200, content).result
+            self.calls_by_update.setdefault(self.current_update, []).append(method)
+        return await super().make_request(bot, method, timeout)
 
-    # -- chats and messages -------------------------------------------------------------
+    @property
+    def answers(self) -> Counter[str]:
+        """Callback answers by text."""
+        return Counter(a.text or "" for a in self.telegram.callback_answers)
 
-    def register_chat(self, chat: Json) -> Json:
-        return self.chats.setdefault(chat["id"], chat)
-
-    def chat(self, chat_id: int) -> Json:
-        known = self.chats.get(chat_id)
-        if known is None:
-            known = (
-                {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
-                if chat_id > 0
-                else {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
-            )
-            self.chats[chat_id] = known
-        return known
-
-    def next_message_id(self, chat_id: int) -> int:
-        ids = self._ids.get(chat_id)
-        if ids is None:
-            ids = self._ids[chat_id] = itertools.count(1)
-        return next(ids)
+    def incoming(self, chat: Json, sender: Json, text: str) -> Json:
+        """A user's message in ``chat``, stored (the bot may reply to it), as Telegram
+        sends it: commands get their ``bot_command`` entity."""
+        tg = self.telegram
+        user = tg.add_user(sender["id"], sender["first_name"], sender.get("username"),
+                           last_name=sender.get("last_name"),
+                           language_code=sender.get("language_code"))
+        user.started = True  # everyone in the streams has pressed Start
+        where = tg.chats[chat["id"]]
+        if where.is_group:
+            where.members.setdefault(user.id, "member")
+        return tg.post(where, user, text=text, entities=auto_entities(text)).to_api()
 
     def bot_messages(self, chat_id: int) -> Iterator[Json]:
         """The bot's messages in ``chat_id``, newest first, as they look now."""
-        for message_id in reversed(self.order.get(chat_id, [])):
-            message = self.messages.get((chat_id, message_id))
-            if message is not None:
-                yield message
-
-    def _store(self, message: Json) -> Json:
-        key = (message["chat"]["id"], message["message_id"])
-        if key not in self.messages:
-            self.order.setdefault(key[0], []).append(key[1])
-        self.messages[key] = message
-        return message
-
-    # -- answers ----------------------------------------------------------------------
-
-    def _bot_user(self, bot: Bot) -> Json:
-        return {"id": bot.id, "is_bot": True, "first_name": "Bench", "username": self.bot_username}
-
-    def _new_message(self, bot: Bot, params: Json, content: Json) -> Json:
-        chat = self.chat(int(params["chat_id"]))
-        message: Json = {
-            "message_id": self.next_message_id(chat["id"]),
-            "date": int(time.time()),
-            "chat": chat,
-            "from": self._bot_user(bot),
-            **content,
-        }
-        markup = params.get("reply_markup")
-        if markup and '"inline_keyboard"' in markup:
-            message["reply_markup"] = self.json_loads(markup)
-        return self._store(message)
-
-    def _file(self, kind: str) -> Any:
-        n = next(self._files)
-        file = {"file_id": f"BENCH-{kind}-{n}", "file_unique_id": f"U{kind}{n}", "file_size": 1}
-        if kind == "photo":
-            return [{**file, "width": 1280, "height": 720}]
-        return file
-
-    def _edit(self, bot: Bot, params: Json, change: Json) -> Json | bool:
-        if "inline_message_id" in params:
-            return True
-        chat = self.chat(int(params["chat_id"]))
-        key = (chat["id"], int(params["message_id"]))
-        old = self.messages.get(key) or {
-            "message_id": key[1],
-            "date": int(time.time()),
-            "chat": chat,
-            "from": self._bot_user(bot),
-        }
-        edited = {k: v for k, v in old.items() if k != "reply_markup"}
-        edited.update(change)
-        markup = params.get("reply_markup")
-        if markup and '"inline_keyboard"' in markup:
-            edited["reply_markup"] = self.json_loads(markup)
-        edited["edit_date"] = int(time.time())
-        return self._store(edited)
-
-    def _answer(self, bot: Bot, name: str, params: Json, method: TelegramMethod[Any]) -> Any:
-        if name == "sendMessage":
-            return self._new_message(bot, params, {"text": params.get("text", "")})
-        if name in ("sendPhoto", "sendDocument"):
-            kind = "photo" if name == "sendPhoto" else "document"
-            content: Json = {kind: self._file(kind)}
-            if "caption" in params:
-                content["caption"] = params["caption"]
-            return self._new_message(bot, params, content)
-        if name == "sendMediaGroup":
-            media = self.json_loads(params["media"])
-            return [
-                self._new_message(
-                    bot, params, {"photo": self._file("photo"), "media_group_id": "1"}
-                )
-                for _ in media
-            ]
-        if name == "editMessageText":
-            return self._edit(bot, params, {"text": params.get("text", "")})
-        if name == "editMessageCaption":
-            return self._edit(bot, params, {"caption": params.get("caption", "")})
-        if name == "editMessageReplyMarkup":
-            return self._edit(bot, params, {})
-        if name == "answerCallbackQuery":
-            self.answers[params.get("text", "")] += 1
-            return True
-        if name == "getMe":
-            return {**self._bot_user(bot), "can_join_groups": True,
-                    "can_read_all_group_messages": False, "supports_inline_queries": False}
-        if method.__returning__ is bool:
-            return True
-        raise NotImplementedError(f"InstantSession has no answer for {name}; add one")
+        for message in reversed(self.telegram.messages(chat_id)):
+            yield message.to_api()
 
 
 # ------------------------------------------------------------------------- feeding
@@ -625,17 +508,7 @@ class Feeder:
         )
 
     def message_update(self, who: Person, chat_id: int, text: str) -> Json:
-        chat = self.chat_of(who, chat_id)
-        message: Json = {
-            "message_id": self.session.next_message_id(chat_id),
-            "date": int(time.time()),
-            "chat": chat,
-            "from": who.json(),
-            "text": text,
-        }
-        if text.startswith("/"):
-            command = text.split(maxsplit=1)[0]
-            message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
+        message = self.session.incoming(self.chat_of(who, chat_id), who.json(), text)
         return {"update_id": next(self._ids), "message": message}
 
     def callback_update(self, who: Person, message: Json, data: str) -> Json:

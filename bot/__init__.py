@@ -1,6 +1,9 @@
-"""The bot package. Importing it first makes aiogram build its models lazily (less memory)."""
+"""The bot package. Importing it first makes aiogram build its models lazily (less memory),
+unless ``LAZY_MODELS`` turns that off."""
 
 from bot.aiogram_models import install
+from bot.config import lazy_models
 
 # Before any module of the bot (or its handlers and tests) imports aiogram.
-install()
+if lazy_models():
+    install()

@@ -71,6 +71,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     standings = StandingsService(db)
     dp["standings"] = standings
     i18n = create_i18n(settings.locales_path)
+    dp["i18n"] = i18n
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
     dp["publisher"] = publisher
     # What a previous run left in the outbox goes out once polling starts...
@@ -85,7 +86,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     UserLocaleMiddleware(i18n).setup(dp)
     # Registered after i18n, so its refusals are translated.
     dp.message.outer_middleware(IdentityMiddleware())
-    dp.include_router(handlers.setup_routers())
+    handlers.setup_routers(dp)
     return dp
 
 
@@ -115,7 +116,7 @@ async def run(settings: Settings, token: str) -> None:
     prepare_runtime()
     try:
         try:
-            await handlers.set_commands(bot)
+            await handlers.set_commands(bot, dp["i18n"])
         except Exception as exc:  # the menu is a convenience; polling retries the network
             log.warning("could not set the command menu: %s", exc)
         log.info("bot started; database %s", settings.database_path)

@@ -16,7 +16,6 @@ import html
 import io
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -24,7 +23,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
@@ -37,16 +35,15 @@ from bot.db.protests import ProtestRow
 from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
-from bot.i18n import DEFAULT_LOCALE, create_i18n
+from bot.i18n import caller_language
 from bot.localtime import clock as local_clock
-from bot.publishing import split_labels
 from bot.rating_format import points as format_points
+from bot.rating_format import split_labels
 from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
 
 if TYPE_CHECKING:
     from scoring import Game, GameBreakdown, SeatPoints, Standings, Tournament
 
-_LOCALES = Path(__file__).resolve().parent.parent / "locales"
 CSV_COLUMNS = (
     "place",
     "player",
@@ -204,9 +201,10 @@ def _counted(seat: SeatPoints, words: Sequence[str]) -> str:
 
 
 def standings_xlsx(data: ExportData) -> bytes:
-    from openpyxl import Workbook  # only when exporting
-    from openpyxl.styles import Font, PatternFill
-    from openpyxl.utils import get_column_letter
+    # Only when exporting. No stubs in the project's dependencies (types-openpyxl has them).
+    from openpyxl import Workbook  # type: ignore[import-untyped, unused-ignore]
+    from openpyxl.styles import Font, PatternFill  # type: ignore[import-untyped, unused-ignore]
+    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped, unused-ignore]
 
     book = Workbook()
     sheet = book.active
@@ -429,16 +427,6 @@ async def build_export(db: Database, tournament_id: int) -> list[ExportFile]:
     return export_files(await load_export(db, tournament_id))
 
 
-@contextmanager
-def _default_language() -> Iterator[None]:
-    if I18n.get_current(no_error=True) is not None:
-        yield
-        return
-    i18n = create_i18n(_LOCALES)
-    with i18n.context(), i18n.use_locale(DEFAULT_LOCALE):
-        yield
-
-
 class UnknownTournament(Exception):
     """``python -m bot export`` was given an id that is not in the database."""
 
@@ -453,7 +441,7 @@ async def export_to_dir(
         raise FileNotFoundError(f"no database at {database_path}")
     db = await Database.open(database_path)
     try:
-        with _default_language():
+        with caller_language():
             try:
                 files = await build_export(db, tournament_id)
             except NotFound:

@@ -1,7 +1,7 @@
 """aiogram FSM storage on the bot's SQLite database, so conversations survive restarts.
 
-One ``fsm`` row per storage key holds both the state and the JSON data; the two are
-independent (clearing the state keeps the data and vice versa), and a row with
+One ``fsm`` row per storage key (``bot.db.fsm``) holds both the state and the JSON data;
+the two are independent (clearing the state keeps the data and vice versa), and a row with
 neither is deleted.
 
 Every update reads its state (aiogram's FSM middleware) and most handlers read the
@@ -28,8 +28,8 @@ from aiogram.fsm.storage.base import (
     StorageKey,
 )
 
-from bot.db.connection import Database, fetch_one
-from bot.db.timeutil import ts_or_now
+from bot.db import fsm
+from bot.db.connection import Database
 
 _JsonLoads = Callable[[str], Any]
 _JsonDumps = Callable[[Any], str]
@@ -135,13 +135,11 @@ class SQLiteStorage(BaseStorage):
             self._cache.move_to_end(storage_key)
             return row
         async with self.db.read() as conn:
-            found = await fetch_one(
-                conn, "SELECT state, data FROM fsm WHERE key = ?", (storage_key,)
-            )
+            found = await fsm.get_row(conn, storage_key)
         # A write that landed while we read wins over what we read.
         row = self._cache.get(storage_key)
         if row is None:
-            row = _NO_ROW if found is None else _Row(found[0], found[1])
+            row = _NO_ROW if found is None else _Row(*found)
             self._remember(storage_key, row)
         return row
 
@@ -150,14 +148,9 @@ class SQLiteStorage(BaseStorage):
         self._remember(storage_key, row)
         try:
             if row.state is None and row.data == EMPTY:
-                await self.db.write("DELETE FROM fsm WHERE key = ?", (storage_key,))
+                await fsm.delete_row(self.db, storage_key)
             else:
-                await self.db.write(
-                    "INSERT INTO fsm (key, state, data, updated_at) VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (key) DO UPDATE SET state = excluded.state,"
-                    " data = excluded.data, updated_at = excluded.updated_at",
-                    (storage_key, row.state, row.data, ts_or_now(None)),
-                )
+                await fsm.put_row(self.db, storage_key, row.state, row.data)
         except BaseException:
             # Not stored: read the row again next time rather than trust the cache.
             self._cache.pop(storage_key, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gettext
 import io
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -21,6 +21,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from bot.config import LOCALES
 from bot.db import tournaments
 from bot.db.connection import Database
 
@@ -70,14 +71,21 @@ def read_catalog(folder: Path, locale: str | None = None, domain: str = DOMAIN) 
     return catalog
 
 
-def locale_for(user: User | None) -> str:
-    """English for English-speaking users, Russian for everyone else."""
-    return locale_of_code(user.language_code if user else None)
+def N_(msgid: str) -> str:
+    """Mark an English message id for the catalogs (``make messages``) without
+    translating it: it is translated where it is shown, in the reader's language."""
+    return msgid
 
 
 def locale_of_code(code: str | None) -> str:
-    """``locale_for`` of a stored Telegram language code (the users table)."""
+    """The bot's language for a Telegram language code (an update's user, the users
+    table): English for English-speaking users, Russian for everyone else."""
     return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
+
+
+def locale_for(user: User | None) -> str:
+    """``locale_of_code`` of an update's user."""
+    return locale_of_code(user.language_code if user else None)
 
 
 GROUP_CHATS = frozenset({"group", "supergroup"})
@@ -108,5 +116,24 @@ class UserLocaleMiddleware(I18nMiddleware):
         )
 
 
-def create_i18n(path: Path) -> PoI18n:
+def create_i18n(path: Path = LOCALES) -> PoI18n:
     return PoI18n(path=path, default_locale=DEFAULT_LOCALE, domain=DOMAIN)
+
+
+@contextmanager
+def use_language(i18n: I18n, locale: str | None) -> Iterator[None]:
+    """Texts in ``locale`` (the default language if None) outside a handler: a group's
+    posts, a chief judge's private note."""
+    with i18n.context(), i18n.use_locale(locale or DEFAULT_LOCALE):
+        yield
+
+
+@contextmanager
+def caller_language(i18n: I18n | None = None) -> Iterator[None]:
+    """The caller's translations (a handler's user); without any (the shell, a
+    background task), ``i18n`` (else the bot's catalogs) in the default language."""
+    if I18n.get_current(no_error=True) is not None:
+        yield
+        return
+    with use_language(i18n or create_i18n(), None):
+        yield

@@ -1,18 +1,20 @@
-"""The text of /rating: standings tables and a player's game-by-game points.
+"""Text for Telegram: numbers, monospaced columns, messages under the limit, and a
+player's game-by-game points (/rating in private).
 
 Pure rendering (no I/O): values in, HTML out, split into Telegram messages that stay
 under 4096 characters without ever cutting a table row or a game's block. Points are
 exact ``Fraction``s and are shown with 2 decimals (D3); players still tied after
-8.7.1-8.7.5 share a place shown as a range, e.g. ``5–6`` (D12).
+8.7.1-8.7.5 share a place shown as a range, e.g. ``5–6`` (D12). The standings
+themselves (tables, the group's live message, the picture's cells) are
+``bot.standings_text``'s.
 """
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -21,10 +23,8 @@ from aiogram.utils.i18n import gettext as _
 
 from scoring import Result, Role, SeatPoints, StandingRow
 
-MESSAGE_LIMIT = 4096
-TOP = 20
-NAME_WIDTH = 14  # nickname column in the monospaced table (a phone shows ~40 columns)
-PENDING_MARK = "*"
+MESSAGE_LIMIT = 4096  # characters (UTF-16 code units) of a Telegram message
+CAPTION_LIMIT = 1024  # ...of a photo's caption
 ELLIPSIS = "…"
 
 # ------------------------------------------------------------------------- numbers
@@ -92,12 +92,17 @@ def fit(text: str, width: int) -> str:
     return text + " " * (width - display_width(text))
 
 
-def _right(text: str, width: int) -> str:
+def right(text: str, width: int) -> str:
+    """``text`` padded on the left to ``width`` columns (numbers line up)."""
     return " " * (width - display_width(text)) + text
 
 
-def esc(text: str) -> str:
-    return html.escape(text, quote=False)
+def split_labels(translated: str, english: str) -> list[str]:
+    """Column titles kept in one msgid ("Seat|Player|Role"): they only make sense
+    together. A translation with the wrong number of parts falls back to English."""
+    parts = [part.strip() for part in translated.split("|")]
+    default = english.split("|")
+    return parts if len(parts) == len(default) else default
 
 
 # ---------------------------------------------------------------------- messages
@@ -170,6 +175,26 @@ class Pages:
         return list(self._pages)
 
 
+def split_lines(lines: Sequence[str], limit: int = MESSAGE_LIMIT) -> list[list[str]]:
+    """Group lines into messages of at most ``limit`` characters (a longer line is cut)."""
+    chunks: list[list[str]] = []
+    size = 0
+    for line in lines:
+        if utf16_len(line) > limit:
+            cut = limit - 1
+            while utf16_len(line[:cut]) > limit - 1:  # emoji take two units
+                cut -= 1
+            line = line[:cut] + ELLIPSIS
+        length = utf16_len(line)
+        if chunks and size + 1 + length <= limit:
+            chunks[-1].append(line)
+            size += 1 + length
+        else:
+            chunks.append([line])
+            size = length
+    return chunks
+
+
 def _cut(line: str, limit: int) -> tuple[str, str]:
     # Cut outside an HTML entity or tag, below the limit.
     end = limit
@@ -180,57 +205,6 @@ def _cut(line: str, limit: int) -> tuple[str, str]:
         if start > 0 and line.find(stop, start) >= end:
             end = start
     return line[:end], line[end:]
-
-
-# ---------------------------------------------------------------------- standings
-
-
-@dataclass(frozen=True, slots=True)
-class TableText:
-    header: str
-    rows: list[str]
-
-
-def standings_table(
-    rows: Sequence[StandingRow],
-    *,
-    all_places: Sequence[int] | None = None,
-    pending_players: Collection[str] = (),
-    name_width: int = NAME_WIDTH,
-) -> TableText:
-    """Place, nickname, total, extra points, wins, Ci; escaped monospaced lines.
-
-    ``all_places`` are the places of the whole standings (rows may be its top only),
-    so a shared place cut by the top still shows its full range.
-    """
-    places = list(all_places) if all_places is not None else [r.place for r in rows]
-    labels = place_labels(places)[: len(rows)]
-    # One msgid for the whole header row: its words only make sense together.
-    heads = tuple(_("#|Player|Total|Extra|W|Ci").split("|"))
-    if len(heads) != 6:  # a broken translation must not break the table
-        heads = ("#", "Player", "Total", "Extra", "W", "Ci")
-    cells = [
-        (label, row.player, points(row.total), points(row.extra), str(row.wins), points(row.ci))
-        for label, row in zip(labels, rows, strict=True)
-    ]
-    marks = [PENDING_MARK if row.player in pending_players else " " for row in rows]
-    if not pending_players or all(m == " " for m in marks):
-        marks = [""] * len(rows)
-    widths = [display_width(h) for h in heads]
-    for values in cells:
-        widths = [max(w, display_width(v)) for w, v in zip(widths, values, strict=True)]
-    widths[1] = min(widths[1], max(name_width, display_width(heads[1])))
-
-    def line(values: Sequence[str], mark: str) -> str:
-        place, name, *numbers = values
-        # The mark follows the (cut) nickname, so truncation never hides it.
-        shown = fit(name, widths[1]).rstrip(" ") + mark.strip()
-        parts = [_right(place, widths[0]), fit(shown, widths[1] + len(mark))]
-        parts += [_right(v, w) for v, w in zip(numbers, widths[2:], strict=True)]
-        return esc(" ".join(parts).rstrip())
-
-    pad = " " if any(marks) else ""
-    return TableText(line(heads, pad), [line(c, m) for c, m in zip(cells, marks, strict=True)])
 
 
 def own_row_line(row: StandingRow, label: str, players: int) -> str:

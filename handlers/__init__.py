@@ -1,10 +1,15 @@
-"""All the bot's routers, one per feature, assembled in the order they must match."""
+"""All the bot's routers, one per feature, assembled in the order they must match; and
+the command menus."""
 
 from __future__ import annotations
 
-from aiogram import Bot, Router
-from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from functools import cache
 
+from aiogram import Bot, Dispatcher, Router
+from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from aiogram.utils.i18n import I18n
+
+from bot.i18n import DEFAULT_LOCALE, N_, create_i18n
 from handlers import (
     backup,
     chat_events,
@@ -16,84 +21,103 @@ from handlers import (
     players,
     protests,
     rating,
+    seating,
     staff,
     tournaments,
 )
 
-_root: Router | None = None
+
+@cache
+def _root() -> Router:
+    """The feature routers under one root: built once, as they are module-level."""
+    root = Router(name="root")
+    # common goes last: its /start without a payload and its fallbacks must not
+    # shadow the feature routers' more specific handlers.
+    root.include_routers(
+        # A 403 from any handler below: logged at INFO, the update counted as handled.
+        errors.router,
+        # The group's own events (bot removed, group migrated) before anything else.
+        chat_events.router,
+        # The judge's game card: its commands, state-filtered text and g* buttons.
+        game_entry.router,
+        # Deep-link /start handlers (invites) live in staff and players: before common.
+        tournaments.router,
+        staff.router,
+        players.router,
+        exports.router,  # its /rating image before the rating router's /rating
+        rating.router,
+        protests.router,
+        lots.router,
+        seating.router,
+        backup.router,
+        common.router,
+    )
+    return root
 
 
-def setup_routers() -> Router:
-    """The root router, built once: feature routers are module-level, as in aiogram."""
-    global _root
-    if _root is None:
-        _root = Router(name="root")
-        # common goes last: its /start without a payload and its fallbacks must not
-        # shadow the feature routers' more specific handlers.
-        _root.include_routers(
-            # A 403 from any handler below: logged at INFO, the update counted as handled.
-            errors.router,
-            # The group's own events (bot removed, group migrated) before anything else.
-            chat_events.router,
-            # The judge's game card: its commands, state-filtered text and g* buttons.
-            game_entry.router,
-            # Deep-link /start handlers (invites) live in staff and players: before common.
-            tournaments.router,
-            staff.router,
-            players.router,
-            exports.router,  # its /rating image before the rating router's /rating
-            rating.router,
-            protests.router,
-            lots.router,
-            backup.router,
-            common.router,
-        )
-    # A new Dispatcher over the same routers (tests, an in-process restart) takes the
-    # root over; aiogram has no public way to detach a router.
-    _root._parent_router = None
-    return _root
+def setup_routers(dp: Dispatcher) -> None:
+    """Route ``dp``'s updates through every feature router.
+
+    aiogram links a router to one parent for good, and the feature routers are
+    module-level (its decorators need them at import), while a process may build
+    several Dispatchers (the tests, an in-process restart). So the one root of the
+    process is *listed* among each Dispatcher's routers (what ``include_router`` does
+    besides linking the parent) and linked to none. Everything a Dispatcher gives its
+    routers reaches it: workflow data, outer middlewares (all of the bot's), startup
+    and shutdown hooks, ``resolve_used_update_types``. An *inner* middleware registered
+    on a Dispatcher would not (aiogram collects those along ``chain_head``, which ends
+    at the root): register such a one on the root above.
+    """
+    dp.sub_routers.append(_root())
 
 
-# (command, Russian description, English description): the menu follows the user's
-# Telegram language like the texts do; Russian is the default.
+# (command, description): English message ids, translated by the catalogs
+# (locales/ru/LC_MESSAGES/menus.po); the menu follows the user's Telegram language like
+# the texts do.
 PRIVATE_COMMANDS = (
-    ("start", "Начать", "Start"),
-    ("help", "Помощь", "Help"),
-    ("cancel", "Отменить текущее действие", "Cancel the current action"),
-    ("game", "Внести игру (судья)", "Enter a game (judge)"),
-    ("games", "Игры турнира: исправить, аннулировать", "Games: correct or annul"),
-    ("tournament", "Турнир: статус, старт, завершение", "Tournament: status, start, finish"),
-    ("staff", "Судьи турнира", "The tournament's judges"),
-    ("invite_judge", "Ссылка-приглашение судьи", "Invite link for a judge"),
-    ("invite_players", "Ссылка для игроков", "Invite link for players"),
-    ("roster", "Список игроков (ник в строке)", "Roster (one nickname a line)"),
-    ("backup", "Копия базы данных", "Database backup"),
-    ("rating", "Рейтинг и мои очки по играм", "Standings and my points by game"),
-    ("protest", "Протест на игру (до 10 минут после)", "Protest a game (within 10 minutes)"),
-    ("protests", "Открытые протесты (главный судья)", "Open protests (chief judge)"),
-    ("lot", "Жребий для равных игроков (главный судья)", "Draw lots for ties (chief judge)"),
-    ("export", "Выгрузка турнира: JSON, CSV, XLSX, протоколы", "Export: JSON, CSV, XLSX"),
-    ("timezone", "Часовой пояс турнира (главный судья)", "The tournament's time zone (chief)"),
+    ("start", N_("Start")),
+    ("help", N_("Help")),
+    ("cancel", N_("Cancel the current action")),
+    ("game", N_("Enter a game (judge)")),
+    ("games", N_("Games: correct or annul")),
+    ("tournament", N_("Tournament: status, start, finish")),
+    ("staff", N_("The tournament's judges")),
+    ("invite_judge", N_("Invite link for a judge")),
+    ("invite_players", N_("Invite link for players")),
+    ("roster", N_("Roster (one nickname a line)")),
+    ("backup", N_("Database backup")),
+    ("rating", N_("Standings and my points by game")),
+    ("protest", N_("Protest a game (within 10 minutes)")),
+    ("protests", N_("Open protests (chief judge)")),
+    ("lot", N_("Draw lots for ties (chief judge)")),
+    ("export", N_("Export: JSON, CSV, XLSX")),
+    ("timezone", N_("The tournament's time zone (chief)")),
 )
 GROUP_COMMANDS = (
-    ("help", "Помощь", "Help"),
-    ("join", "Записаться: /join НИК", "Join: /join NICKNAME"),
-    ("tournament", "Турнир", "Tournament"),
-    ("staff", "Судьи турнира", "The tournament's judges"),
-    ("new_tournament", "Создать турнир в этой группе", "Create a tournament in this group"),
-    ("timezone", "Часовой пояс турнира", "The tournament's time zone"),
-    ("rating", "Рейтинг: /rating all — все игроки", "Standings: /rating all for everyone"),
-    ("protest", "Протест на игру (до 10 минут после)", "Protest a game (within 10 minutes)"),
+    ("help", N_("Help")),
+    ("join", N_("Join: /join NICKNAME")),
+    ("tournament", N_("Tournament")),
+    ("staff", N_("The tournament's judges")),
+    ("new_tournament", N_("Create a tournament in this group")),
+    ("timezone", N_("The tournament's time zone")),
+    ("rating", N_("Standings: /rating all for everyone")),
+    ("protest", N_("Protest a game (within 10 minutes)")),
 )
 
 
-async def set_commands(bot: Bot) -> None:
-    """The command menus users see, in Russian and (for English users) in English."""
+async def set_commands(bot: Bot, i18n: I18n | None = None) -> None:
+    """The command menus users see: in the default language (Russian), and in each other
+    language of the catalogs for users whose Telegram language it is (English)."""
+    i18n = i18n or create_i18n()
+    others = sorted(set(i18n.available_locales) - {DEFAULT_LOCALE})
     for commands, scope in (
         (PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
         (GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
     ):
-        ru = [BotCommand(command=c, description=d) for c, d, _en in commands]
-        en = [BotCommand(command=c, description=d) for c, _ru, d in commands]
-        await bot.set_my_commands(ru, scope=scope)
-        await bot.set_my_commands(en, scope=scope, language_code="en")
+        for locale in (DEFAULT_LOCALE, *others):
+            menu = [
+                BotCommand(command=command, description=i18n.gettext(text, locale=locale))
+                for command, text in commands
+            ]
+            code = None if locale == DEFAULT_LOCALE else locale
+            await bot.set_my_commands(menu, scope=scope, language_code=code)

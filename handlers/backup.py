@@ -7,16 +7,18 @@ import logging
 import tempfile
 from pathlib import Path
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.filters import Command
 from aiogram.types import BufferedInputFile, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import tournaments
 from bot.db.connection import Database
 from bot.db.timeutil import utcnow
-from handlers.tournaments import send_in_private
+from bot.services import N_, Refusal
+from bot.services.refusals import SEND_IN_PRIVATE
+from handlers.chats import in_private
+from handlers.filters import ChiefTournaments
 
 log = logging.getLogger(__name__)
 router = Router(name="backup")
@@ -25,32 +27,23 @@ router = Router(name="backup")
 MAX_UPLOAD = 50 * 1024 * 1024
 
 
-@router.message(Command("backup"), F.chat.type != "private")
+@router.message(Command("backup"), ~in_private)
 async def backup_in_group(message: Message) -> None:
     # The file holds every tournament's data: never into a group.
-    await message.reply(send_in_private())
+    await message.reply(SEND_IN_PRIVATE.text())
 
 
-@router.message(Command("backup"), F.chat.type == "private")
+# A chief judge of any tournament, finished ones too.
+@router.message(
+    Command("backup"), in_private, ChiefTournaments(Refusal(N_("Only a chief judge can do that.")))
+)
 async def backup(message: Message, db: Database, bot: Bot) -> None:
-    user = message.from_user
-    if user is None:
-        return
-    async with db.read() as conn:
-        rows = await tournaments.tournaments_for_staff(conn, user.id, include_finished=True)
-    if not any(row.role == "chief" for row in rows):
-        await message.answer(_("Only a chief judge can do that."))
-        return
+    assert message.from_user is not None
     stamp = utcnow().strftime("%Y%m%d-%H%M%S")
-    with tempfile.TemporaryDirectory(prefix="bot-backup-") as folder:
-        path = Path(folder) / "backup.sqlite3"
-        try:
-            await db.backup(path)
-            data = await asyncio.to_thread(path.read_bytes)
-        except Exception:
-            log.exception("backup failed")
-            await message.answer(_("The backup failed; nothing was sent. Try again later."))
-            return
+    data = await database_copy(db)
+    if data is None:
+        await message.answer(_("The backup failed; nothing was sent. Try again later."))
+        return
     if len(data) > MAX_UPLOAD:
         await message.answer(
             _(
@@ -61,7 +54,7 @@ async def backup(message: Message, db: Database, bot: Bot) -> None:
         return
     try:
         await bot.send_document(
-            user.id,
+            message.from_user.id,
             # In memory: the temporary file is gone once the copy is read.
             BufferedInputFile(data, filename=f"tournament-bot-{stamp}.sqlite3"),
             caption=_(
@@ -74,3 +67,15 @@ async def backup(message: Message, db: Database, bot: Bot) -> None:
     except TelegramAPIError as exc:
         log.warning("could not send the backup: %s", exc)
         await message.answer(_("I could not send the file; try again later."))
+
+
+async def database_copy(db: Database) -> bytes | None:
+    """A consistent copy of the database file (None: it failed, and is logged)."""
+    with tempfile.TemporaryDirectory(prefix="bot-backup-") as folder:
+        path = Path(folder) / "backup.sqlite3"
+        try:
+            await db.backup(path)
+            return await asyncio.to_thread(path.read_bytes)
+        except Exception:
+            log.exception("backup failed")
+            return None

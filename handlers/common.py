@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import html
-
 from aiogram import F, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import players, tournaments
 from bot.db.connection import Database
+from bot.names import nick, quoted_title
+from bot.services.players import already_registered, registrations
 
 router = Router(name="common")
 
@@ -38,20 +37,15 @@ async def start(message: Message, db: Database) -> None:
 async def who_you_are(db: Database, user_id: int) -> list[str]:
     """A player's tournaments (unfinished ones): under which nickname he plays there."""
     found = []
-    async with db.read() as conn:
-        for player in await players.players_of_user(conn, user_id):
-            tournament = await tournaments.get_tournament(conn, player.tournament_id)
-            if tournament is None or tournament.status == "finished":
-                continue
-            title = "«" + html.escape(tournament.title) + "»"
-            name = "<b>" + html.escape(player.nickname) + "</b>"
-            if player.status == "confirmed":
-                found.append(_("You play in {title} as {nick}.").format(title=title, nick=name))
-            else:
-                found.append(
-                    _("Your application as {nick} to {title} is waiting for the chief judge.")
-                    .format(title=title, nick=name)
+    for tournament, player in await registrations(db, user_id):
+        if player.status == "confirmed":
+            found.append(
+                _("You play in {title} as {nick}.").format(
+                    title=quoted_title(tournament), nick=nick(player.nickname)
                 )
+            )
+        else:
+            found.append(already_registered(player, tournament).text())
     return found
 
 

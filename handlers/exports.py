@@ -15,37 +15,38 @@ import asyncio
 import html
 import logging
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import (
     BufferedInputFile,
     CallbackQuery,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
     InputMediaDocument,
     MediaUnion,
     Message,
 )
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import players, staff, tournaments
-from bot.db.connection import Conn, Database
+from bot.db.connection import Database
 from bot.db.errors import NotFound
 from bot.db.tournaments import TournamentRow
 from bot.export import export_files, load_export, summary_caption
 from bot.publishing import Publisher
+from bot.services import N_, Refusal
+from bot.services.players import is_member, tournaments_of
+from bot.services.refusals import OUT_OF_DATE
+from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
-from handlers.tournaments import only_chief, out_of_date
+from handlers.chats import in_group, in_private
+from handlers.filters import ChiefJudge, ChiefTournaments, GroupTournament, picker
+from handlers.rating import problem_detail
 from scoring import InvalidGameError
 
 log = logging.getLogger(__name__)
 router = Router(name="exports")
 
-GROUP_TYPES = frozenset({"group", "supergroup"})
 IMAGE_WORDS = frozenset({"image", "картинка"})
-PICKER_LIMIT = 30
 
 
 class ExportPick(CallbackData, prefix="xe"):
@@ -65,71 +66,38 @@ def wants_image(message: Message, command: CommandObject) -> bool:
     return len(words) == 1 and words[0].lower() in IMAGE_WORDS
 
 
-def _picker(
-    rows: list[TournamentRow], pack: type[ExportPick] | type[ImagePick]
-) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
-        inline_keyboard=[
-            [
-                InlineKeyboardButton(
-                    text=t.title[:60], callback_data=pack(tournament_id=t.id).pack()
-                )
-            ]
-            for t in rows[:PICKER_LIMIT]
-        ]
-    )
-
-
 # -- /export ------------------------------------------------------------------------------
 
 
-async def _chief_tournaments(db: Database, user_id: int) -> list[TournamentRow]:
-    async with db.read() as conn:
-        rows = await tournaments.tournaments_for_staff(conn, user_id, include_finished=True)
-    return [row.tournament for row in rows if row.role == "chief"]
-
-
-@router.message(Command("export"), F.chat.type.in_(GROUP_TYPES))
+@router.message(Command("export"), in_group)
 async def export_in_group(message: Message) -> None:
     await message.reply(_("Send /export to me in a private chat: the files are for the "
                           "chief judge only."))
 
 
-@router.message(Command("export"), F.chat.type == "private")
-async def export_command(message: Message, bot: Bot, db: Database) -> None:
-    user = message.from_user
-    assert user is not None  # the identity middleware lets only real senders through
-    chosen = await _chief_tournaments(db, user.id)
-    if not chosen:
-        await message.answer(_("Only a chief judge can export a tournament, and you are not "
-                               "the chief judge of any."))
-        return
-    if len(chosen) > 1:
+NOT_CHIEF_OF_ANY = Refusal(
+    N_("Only a chief judge can export a tournament, and you are not the chief judge of any.")
+)
+
+
+# That is when one exports: finished tournaments too.
+@router.message(Command("export"), in_private, ChiefTournaments(NOT_CHIEF_OF_ANY))
+async def export_command(
+    message: Message, tournaments: list[TournamentRow], bot: Bot, db: Database
+) -> None:
+    if len(tournaments) > 1:
         await message.answer(
             _("Which tournament do you want to export?"),
-            reply_markup=_picker(chosen, ExportPick),
+            reply_markup=picker(tournaments, lambda t: ExportPick(tournament_id=t.id)),
         )
         return
-    await _send_export(bot, message.chat.id, db, chosen[0])
+    await _send_export(bot, message.chat.id, db, tournaments[0])
 
 
-@router.callback_query(ExportPick.filter())
+@router.callback_query(ExportPick.filter(), ChiefJudge(finished=True))
 async def export_picked(
-    callback: CallbackQuery, callback_data: ExportPick, bot: Bot, db: Database
+    callback: CallbackQuery, tournament: TournamentRow, bot: Bot, db: Database
 ) -> None:
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, callback_data.tournament_id)
-        role = (
-            None
-            if tournament is None
-            else await staff.staff_role(conn, tournament.id, callback.from_user.id)
-        )
-    if tournament is None:
-        await callback.answer(out_of_date())
-        return
-    if role != "chief":
-        await callback.answer(only_chief())
-        return
     await callback.answer(_("Preparing the files…"))
     await _send_export(bot, callback.from_user.id, db, tournament)
 
@@ -140,17 +108,13 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
         # Writing an XLSX of a big tournament takes a while: not on the event loop.
         files = await asyncio.to_thread(export_files, data)
     except NotFound:
-        await bot.send_message(chat_id, out_of_date())
+        await bot.send_message(chat_id, OUT_OF_DATE.text())
         return
     except InvalidGameError as error:
-        problem = error.problems[0] if error.problems else None
-        detail = "" if problem is None else (
-            f"{problem.rule}: " + _(problem.template).format(**problem.params)
-        )
         await bot.send_message(
             chat_id,
             _("The tournament can't be exported: a stored game breaks a rule ({detail}). "
-              "Correct the game first.").format(detail=html.escape(detail)),
+              "Correct the game first.").format(detail=html.escape(problem_detail(error))),
         )
         return
     media: list[MediaUnion] = [
@@ -171,23 +135,26 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
 # -- /rating image ------------------------------------------------------------------------
 
 
-async def _in_tournament(conn: Conn, tournament_id: int, user_id: int) -> bool:
-    if await staff.staff_role(conn, tournament_id, user_id) is not None:
-        return True
-    return await players.player_for_user(conn, tournament_id, user_id) is not None
+NO_STANDINGS = Refusal(N_("This group has no tournament, so there are no standings to draw."))
 
 
-async def _my_tournaments(conn: Conn, user_id: int) -> list[TournamentRow]:
-    """Unfinished tournaments the user plays or judges, else his latest one; newest first."""
-    found: dict[int, TournamentRow] = {}
-    for player in await players.players_of_user(conn, user_id):
-        t = await tournaments.get_tournament(conn, player.tournament_id)
-        if t is not None:
-            found[t.id] = t
-    for row in await tournaments.tournaments_for_staff(conn, user_id, include_finished=True):
-        found[row.tournament.id] = row.tournament
-    ordered = sorted(found.values(), key=lambda t: t.id, reverse=True)
-    return [t for t in ordered if t.status != "finished"] or ordered[:1]
+@router.message(
+    Command("rating"), wants_image, in_group, GroupTournament(latest=True, missing=NO_STANDINGS)
+)
+async def rating_image_in_group(
+    message: Message,
+    tournament: TournamentRow,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+) -> None:
+    assert message.from_user is not None
+    if not await is_member(db, tournament.id, message.from_user.id):
+        await message.reply(_("Only the players and judges of the tournament can ask for "
+                              "the picture."))
+        return
+    await _send_image(message, bot, standings, publisher, tournament, message.chat.id)
 
 
 @router.message(Command("rating"), wants_image)
@@ -198,33 +165,16 @@ async def rating_image(
     standings: StandingsService,
     publisher: Publisher,
 ) -> None:
-    user = message.from_user
-    assert user is not None
-    if message.chat.type in GROUP_TYPES:
-        async with db.read() as conn:
-            tournament = await tournaments.running_tournament_for_chat(conn, message.chat.id)
-            if tournament is None:
-                known = await tournaments.tournaments_for_chat(conn, message.chat.id)
-                tournament = known[-1] if known else None
-            member = tournament is not None and await _in_tournament(conn, tournament.id, user.id)
-        if tournament is None:
-            await message.reply(_("This group has no tournament, so there are no standings "
-                                  "to draw."))
-            return
-        if not member:
-            await message.reply(_("Only the players and judges of the tournament can ask for "
-                                  "the picture."))
-            return
-        await _send_image(message, bot, standings, publisher, tournament, message.chat.id)
-        return
-    async with db.read() as conn:
-        chosen = await _my_tournaments(conn, user.id)
+    """In private: the picture of the sender's tournament, or a picker of them."""
+    assert message.from_user is not None
+    chosen = await tournaments_of(db, message.from_user.id)
     if not chosen:
         await message.answer(_("You are not a player or a judge of any tournament."))
         return
     if len(chosen) > 1:
         await message.answer(
-            _("Which tournament's standings?"), reply_markup=_picker(chosen, ImagePick)
+            _("Which tournament's standings?"),
+            reply_markup=picker(chosen, lambda t: ImagePick(tournament_id=t.id)),
         )
         return
     await _send_image(message, bot, standings, publisher, chosen[0], message.chat.id)
@@ -239,13 +189,11 @@ async def rating_image_picked(
     standings: StandingsService,
     publisher: Publisher,
 ) -> None:
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, callback_data.tournament_id)
-        member = tournament is not None and await _in_tournament(
-            conn, tournament.id, callback.from_user.id
-        )
+    user_id = callback.from_user.id
+    tournament, _role = await tournament_and_role(db, callback_data.tournament_id, user_id)
+    member = tournament is not None and await is_member(db, tournament.id, user_id)
     if tournament is None or not member or not isinstance(callback.message, Message):
-        await callback.answer(out_of_date())
+        await callback.answer(OUT_OF_DATE.text())
         return
     await callback.answer()
     await _send_image(

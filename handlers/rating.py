@@ -7,8 +7,7 @@ another router (the picture) and is left alone here.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+import html
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
@@ -20,48 +19,24 @@ from bot.db import players as players_db
 from bot.db import protests as protests_db
 from bot.db import tournaments as tournaments_db
 from bot.db.connection import Conn, Database
+from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.tournaments import TournamentRow
-from bot.rating_format import (
-    PENDING_MARK,
-    TOP,
-    GameView,
-    Pages,
-    breakdown_blocks,
-    esc,
-    own_row_line,
-    place_labels,
-    standings_table,
-)
+from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
+from bot.services.tournaments import chat_tournament
 from bot.standings import StandingsService, TournamentStandings
-from scoring import InvalidGameError
+from bot.standings_text import TOP, PendingGame, rating_block
+from scoring import GameBreakdown, InvalidGameError
 
 router = Router(name="rating")
 
 ALL_WORDS = frozenset({"all", "все", "всё"})
 IMAGE_WORD = "image"  # /rating image: the picture, another router's
-_CODE = re.compile(r"^R(\d+)-T(\d+)$")
 
 
 def not_image(message: Message, command: CommandObject) -> bool:
     words = (command.args or "").split()
     return not words or words[0].lower() != IMAGE_WORD
-
-
-@dataclass(slots=True)
-class PendingGame:
-    """A game the standings include that may still change (marked, and counted)."""
-
-    code: str
-    approval: bool = False  # judge's points above 0.5 await the chief judge (D7)
-    protests: list[int] = field(default_factory=list)  # open protests (8.8)
-
-
-def game_title(code: str) -> str:
-    found = _CODE.match(code)
-    if found is None:
-        return esc(code)
-    return _("round {round}, table {table}").format(round=found[1], table=found[2])
 
 
 async def pending_games(
@@ -86,43 +61,19 @@ def pending_players(ts: TournamentStandings, pending: dict[str, PendingGame]) ->
     }
 
 
-def pending_note(pending: dict[str, PendingGame]) -> str:
-    items = []
-    for game in sorted(pending.values(), key=lambda g: _sort_key(g.code)):
-        reasons = []
-        if game.approval:
-            reasons.append(_("judge's points above 0.5 await the chief judge's approval, D7"))
-        reasons += [_("protest #{id} open, 8.8").format(id=pid) for pid in game.protests]
-        items.append(f"{game_title(game.code)} ({'; '.join(reasons)})")
-    return _(
-        "⏳ Pending games included: {count} — {games}. Players marked {mark} played in them; "
-        "their points may still change."
-    ).format(count=len(pending), games=", ".join(items), mark=PENDING_MARK)
-
-
-def _sort_key(code: str) -> tuple[int, int, str]:
-    found = _CODE.match(code)
-    return (int(found[1]), int(found[2]), code) if found else (0, 0, code)
-
-
-def ties_note() -> str:
-    return _(
-        "Shared places (such as 5–6) are players still tied after 8.7.1–8.7.4; "
-        "the chief judge draws a lot for them (8.7.5)."
-    )
+def problem_detail(error: InvalidGameError) -> str:
+    """The first rule a stored game breaks, as ``RULE: what is wrong`` (plain text)."""
+    problem = error.problems[0] if error.problems else None
+    if problem is None:
+        return ""
+    return f"{problem.rule}: " + _(problem.template).format(**problem.params)
 
 
 def problem_line(error: InvalidGameError) -> str:
-    problem = error.problems[0] if error.problems else None
-    detail = (
-        ""
-        if problem is None
-        else f"{problem.rule}: " + _(problem.template).format(**problem.params)
-    )
     return _(
         "The standings can't be computed: a stored game breaks a rule ({detail}). "
         "The chief judge must correct it."
-    ).format(detail=esc(detail))
+    ).format(detail=html.escape(problem_detail(error), quote=False))
 
 
 async def render_standings(
@@ -134,36 +85,16 @@ async def render_standings(
     show_all: bool,
 ) -> dict[str, PendingGame]:
     """Title, table and notes of one tournament; returns its pending games."""
-    rows = ts.standings.rows
-    title = f"<b>{esc(tournament.title)}</b>"
-    if not rows:
-        pages.text(title + "\n" + _("No games have been recorded yet."))
-        return {}
-    pending = await pending_games(conn, tournament.id, ts)
-    shown = rows if show_all else rows[:TOP]
-    if len(shown) < len(rows):
-        scope = _("top {top} of {players}; /rating all shows everyone").format(
-            top=len(shown), players=len(rows)
-        )
-    else:
-        scope = _("all {players} players").format(players=len(rows))
-    pages.text(
-        title
-        + "\n"
-        + _("Standings · games counted: {games} · {scope}").format(
-            games=len(ts.tournament.games), scope=scope
-        )
+    pending = await pending_games(conn, tournament.id, ts) if ts.standings.rows else {}
+    rating_block(
+        pages,
+        tournament.title,
+        ts.standings,
+        games=len(ts.tournament.games),
+        show_all=show_all,
+        pending=pending,
+        pending_players=pending_players(ts, pending),
     )
-    places = [r.place for r in rows]
-    table = standings_table(shown, all_places=places, pending_players=pending_players(ts, pending))
-    pages.table(table.header, table.rows)
-    notes = []
-    if len(set(places)) < len(places):
-        notes.append(ties_note())
-    if pending:
-        notes.append(pending_note(pending))
-    if notes:
-        pages.text("\n".join(notes))
     return pending
 
 
@@ -190,11 +121,7 @@ async def rating(
 async def _group(
     message: Message, db: Database, standings: StandingsService, *, show_all: bool
 ) -> None:
-    async with db.read() as conn:
-        tournament = await tournaments_db.running_tournament_for_chat(conn, message.chat.id)
-        if tournament is None:
-            known = await tournaments_db.tournaments_for_chat(conn, message.chat.id)
-            tournament = known[-1] if known else None
+    tournament = await chat_tournament(db, message.chat.id, latest=True)
     if tournament is None:
         await message.answer(
             _("This group has no tournament. A chief judge starts one here with /new_tournament.")
@@ -248,7 +175,9 @@ async def _private(
                 if player is not None:
                     await _render_player(pages, conn, ts, player, pending)
         except InvalidGameError as error:
-            await message.answer(esc(tournament.title) + "\n" + problem_line(error))
+            await message.answer(
+                html.escape(tournament.title, quote=False) + "\n" + problem_line(error)
+            )
             continue
         for page in pages.pages():
             await message.answer(page)
@@ -274,39 +203,37 @@ async def _render_player(
     if mine is None:
         pages.text(
             _("You ({nickname}) have no games that count yet.").format(
-                nickname=esc(player.nickname)
+                nickname=html.escape(player.nickname, quote=False)
             )
         )
         return
     label, row = mine
     pages.text(own_row_line(row, label, len(rows)))
     breakdowns = ts.breakdowns()
-    views = []
-    for game in await games_db.games_of_player(conn, player.id, include_annulled=True):
-        protests = tuple(
-            (p.id, p.status) for p in await protests_db.protests_for_game(conn, game.id)
-        )
-        record_seat = game.seat_of(player.id)
-        breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
-        seat = (
-            None
-            if breakdown is None or record_seat is None
-            else (breakdown.seats[record_seat.seat - 1])
-        )
-        if breakdown is None or record_seat is None or seat is None:
-            views.append(GameView(game.round, game.table_no, game.result, None, protests=protests))
-            continue
-        views.append(
-            GameView(
-                round=game.round,
-                table_no=game.table_no,
-                result=game.result,
-                seat=seat,
-                penalty_rules=record_seat.penalties,
-                awaiting_approval=breakdown.pending,
-                protests=protests,
-            )
-        )
+    views = [
+        await _game_view(conn, breakdowns, player, game)
+        for game in await games_db.games_of_player(conn, player.id, include_annulled=True)
+    ]
     pages.text(_("<b>Your games</b> (points with the current Ci, D1):"))
     for block in breakdown_blocks(views):
         pages.text(block)
+
+
+async def _game_view(
+    conn: Conn, breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord
+) -> GameView:
+    """One of the player's games with his points in it (none for an annulled game)."""
+    protests = tuple((p.id, p.status) for p in await protests_db.protests_for_game(conn, game.id))
+    record_seat = game.seat_of(player.id)
+    breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
+    if breakdown is None or record_seat is None:
+        return GameView(game.round, game.table_no, game.result, None, protests=protests)
+    return GameView(
+        round=game.round,
+        table_no=game.table_no,
+        result=game.result,
+        seat=breakdown.seats[record_seat.seat - 1],
+        penalty_rules=record_seat.penalties,
+        awaiting_approval=breakdown.pending,
+        protests=protests,
+    )

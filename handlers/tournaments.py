@@ -1,15 +1,11 @@
-"""Tournaments: /new_tournament in a group, the /tournament card, Start and Finish.
-
-Also the helpers the staff and player routers share: which tournament a command acts
-on (the group's, or a picker in private), who the sender is in it, and the one-line
-refusals.
-"""
+"""Tournaments: /new_tournament in a group, the /tournament card, Start and Finish, and
+/timezone."""
 
 from __future__ import annotations
 
 import html
 import logging
-from typing import Literal
+from typing import Any, Literal
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError
@@ -28,204 +24,38 @@ from aiogram.types import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
-    User,
 )
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
-from bot.db import audit, games, players, staff, tournaments, users
-from bot.db.connection import Conn, Database
-from bot.db.errors import ChatBusy, InvalidTransition
+from bot.db.connection import Database
 from bot.db.timeutil import utcnow
-from bot.db.tournaments import LANGUAGES, StaffRole, StaffTournament, TournamentRow
-from bot.db.users import UserRow
+from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, JUDGE, LANGUAGES, TournamentRow
 from bot.localtime import valid_timezone, zone_label
+from bot.names import quoted_title
 from bot.publishing import Publisher
+from bot.services import Refusal
+from bot.services import tournaments as service
+from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
+from bot.services.staff import tournament_and_role
+from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
+from handlers.filters import (
+    ChiefJudge,
+    ChiefTournaments,
+    GroupTournament,
+    Staff,
+    TournamentPick,
+    picker,
+)
 from scoring import b_value
 
 log = logging.getLogger(__name__)
 router = Router(name="tournaments")
 
-GROUP_TYPES = frozenset({"group", "supergroup"})
-in_group = F.chat.type.in_(GROUP_TYPES)
-in_private = F.chat.type == "private"
-
 MAX_TITLE = 100
 # 8.6.1: the distance is games per player; no real tournament comes near 100.
 MAX_DISTANCE = 100
-
-
-# -- shared texts -------------------------------------------------------------------------
-
-
-def only_chief() -> str:
-    return _("Only the chief judge of this tournament can do that.")
-
-
-def only_staff() -> str:
-    return _("Only the judges of this tournament can do that.")
-
-
-def send_in_group() -> str:
-    return _("Send this in the tournament's group.")
-
-
-def send_in_private() -> str:
-    return _("Send this to me in a private chat.")
-
-
-def no_tournament_here() -> str:
-    return _(
-        "There is no unfinished tournament in this group. "
-        "The chief judge starts one with /new_tournament."
-    )
-
-
-def out_of_date() -> str:
-    return _("This card is out of date.")
-
-
-def quoted_title(tournament: TournamentRow) -> str:
-    return "«" + html.escape(tournament.title) + "»"
-
-
-def display_name(user: UserRow | None, user_id: int) -> str:
-    """A person as the staff list and notices show him (HTML-escaped)."""
-    if user is None or not user.first_name:
-        return _("user {id}").format(id=user_id)
-    name = html.escape(user.first_name)
-    if user.username:
-        name += " (@" + html.escape(user.username) + ")"
-    return name
-
-
-async def names_of(conn: Conn, user_ids: list[int]) -> dict[int, str]:
-    found = await users.get_users(conn, user_ids)
-    return {uid: display_name(found.get(uid), uid) for uid in user_ids}
-
-
-async def remember_user(conn: Conn, user: User) -> None:
-    """Record a person the sender pointed at (a replied-to message), for names later."""
-    await users.upsert_user(
-        conn,
-        user.id,
-        first_name=user.first_name,
-        username=user.username,
-        language_code=user.language_code,
-    )
-
-
-def status_name(status: str) -> str:
-    return {
-        "registration": _("registration"),
-        "running": _("running"),
-        "finished": _("finished"),
-    }.get(status, status)
-
-
-async def replies_to_bot(message: Message, bot: Bot) -> bool:
-    """In a group a conversation step must answer the bot's question: with privacy mode
-    on that is all the bot receives, and as an admin it must not take chatter for input."""
-    replied = message.reply_to_message
-    return bool(replied and replied.from_user and replied.from_user.id == bot.id)
-
-
-def is_conversation_text(message: Message) -> bool:
-    """Plain text (commands such as /cancel belong to their own handlers)."""
-    return bool(message.text) and not (message.text or "").startswith("/")
-
-
-# -- which tournament a command acts on -----------------------------------------------------
-
-
-class TournamentPick(CallbackData, prefix="tk"):
-    """A staff member with several tournaments picks one for a private command."""
-
-    command: str
-    tournament_id: int
-
-
-def picker(command: str, rows: list[StaffTournament]) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
-        inline_keyboard=[
-            [
-                InlineKeyboardButton(
-                    text=row.tournament.title[:60],
-                    callback_data=TournamentPick(
-                        command=command, tournament_id=row.tournament.id
-                    ).pack(),
-                )
-            ]
-            for row in rows[:30]
-        ]
-    )
-
-
-async def resolve_tournament(
-    message: Message, db: Database, command: str, *, need: Literal["chief", "staff"]
-) -> TournamentRow | None:
-    """The tournament the command acts on, with the sender's role checked, or None after
-    telling him why not: in a group its unfinished tournament; in private his only one,
-    or a picker (``TournamentPick(command=...)``) when he has several."""
-    user = message.from_user
-    if user is None:
-        return None
-    if message.chat.type in GROUP_TYPES:
-        async with db.read() as conn:
-            tournament = await tournaments.running_tournament_for_chat(conn, message.chat.id)
-            role = (
-                None if tournament is None else await staff.staff_role(conn, tournament.id, user.id)
-            )
-        if tournament is None:
-            await message.reply(no_tournament_here())
-            return None
-        if not role_allows(role, need):
-            await message.reply(only_chief() if need == "chief" else only_staff())
-            return None
-        return tournament
-    async with db.read() as conn:
-        rows = await tournaments.tournaments_for_staff(conn, user.id)
-    rows = [row for row in rows if role_allows(row.role, need)]
-    if not rows:
-        if need == "chief":
-            await message.answer(_("You are not the chief judge of any unfinished tournament."))
-        else:
-            await message.answer(_("You are not a judge of any unfinished tournament."))
-        return None
-    if len(rows) == 1:
-        return rows[0].tournament
-    await message.answer(_("Which tournament?"), reply_markup=picker(command, rows))
-    return None
-
-
-async def resolve_pick(
-    callback: CallbackQuery,
-    callback_data: TournamentPick,
-    db: Database,
-    *,
-    need: Literal["chief", "staff"],
-) -> TournamentRow | None:
-    """The picked tournament, re-checked (a picker's data is never trusted)."""
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, callback_data.tournament_id)
-        role = (
-            None
-            if tournament is None
-            else await staff.staff_role(conn, tournament.id, callback.from_user.id)
-        )
-    if tournament is None or tournament.status == "finished":
-        await callback.answer(out_of_date())
-        return None
-    if not role_allows(role, need):
-        await callback.answer(only_chief() if need == "chief" else only_staff())
-        return None
-    await callback.answer()
-    return tournament
-
-
-def role_allows(role: StaffRole | None, need: Literal["chief", "staff"]) -> bool:
-    return role == "chief" if need == "chief" else role is not None
 
 
 # -- /new_tournament ------------------------------------------------------------------------
@@ -317,34 +147,17 @@ def new_tournament_usage(word: str) -> str:
 async def new_tournament(
     message: Message, command: CommandObject, state: FSMContext, db: Database, bot: Bot
 ) -> None:
-    user = message.from_user
-    if user is None:
-        return
     language, timezone, unknown = parse_new_tournament_args(command.args)
-    if unknown is not None:
+    busy = await service.chat_tournament(db, message.chat.id)
+    problem = None if unknown or busy else await bot_rights(bot, message.chat.id)
+    if unknown is not None or busy is not None or problem == "cannot_post":
         await state.clear()
-        await message.reply(new_tournament_usage(unknown))
-        return
-    async with db.read() as conn:
-        busy = await tournaments.running_tournament_for_chat(conn, message.chat.id)
-    if busy is not None:
-        await state.clear()
-        await message.reply(chat_busy_text(busy))
-        return
-    problem = await bot_rights(bot, message.chat.id)
-    if problem == "cannot_post":
-        await state.clear()
-        try:
-            await bot.send_message(
-                user.id,
-                _(
-                    "I can't post in that group, so I can't run a tournament there. "
-                    "Allow me to send messages (better: make me an administrator) "
-                    "and send /new_tournament again."
-                ),
-            )
-        except TelegramAPIError:
-            log.info("cannot tell %s that I can't post in %s", user.id, message.chat.id)
+        if unknown is not None:
+            await message.reply(new_tournament_usage(unknown))
+        elif busy is not None:
+            await message.reply(service.chat_busy(busy).text())
+        else:
+            await cannot_post_there(bot, message)
         return
     await state.set_state(NewTournament.title)
     await state.set_data({"rights": problem, "language": language, "timezone": timezone})
@@ -358,11 +171,20 @@ async def new_tournament(
     )
 
 
-def chat_busy_text(busy: TournamentRow) -> str:
-    return _(
-        "This group already has an unfinished tournament, {title}. One group runs one "
-        "tournament at a time: its chief judge finishes it first (/tournament)."
-    ).format(title=quoted_title(busy))
+async def cannot_post_there(bot: Bot, message: Message) -> None:
+    """Privately: the bot can't post in the group, so it runs no tournament there."""
+    assert message.from_user is not None
+    try:
+        await bot.send_message(
+            message.from_user.id,
+            _(
+                "I can't post in that group, so I can't run a tournament there. "
+                "Allow me to send messages (better: make me an administrator) "
+                "and send /new_tournament again."
+            ),
+        )
+    except TelegramAPIError:
+        log.info("cannot tell %s that I can't post in %s", message.from_user.id, message.chat.id)
 
 
 def distance_prompt() -> str:
@@ -408,9 +230,7 @@ def parse_distance(text: str) -> int | None:
 async def new_tournament_distance(
     message: Message, state: FSMContext, db: Database, i18n: I18n, settings: Settings
 ) -> None:
-    user = message.from_user
-    if user is None:
-        return
+    assert message.from_user is not None
     distance = parse_distance(message.text or "")
     if distance is None:
         await message.reply(
@@ -422,47 +242,24 @@ async def new_tournament_distance(
         )
         return
     data = await state.get_data()
+    await state.clear()
     title = str(data.get("title") or "")
     if not title:  # the data got lost: start over rather than invent a title
-        await state.clear()
         await message.reply(_("Something went wrong. Send /new_tournament again."))
         return
-    try:
-        async with db.transaction() as conn:
-            tournament = await tournaments.create_tournament(
-                conn,
-                title=title,
-                distance=distance,
-                created_by=user.id,
-                chat_id=message.chat.id,
-                language=str(data.get("language") or tournaments.DEFAULT_LANGUAGE),
-                timezone=str(data.get("timezone") or settings.timezone),
-            )
-            await audit.audit(
-                conn,
-                action="tournament.create",
-                entity="tournament",
-                entity_id=tournament.id,
-                tournament_id=tournament.id,
-                actor_id=user.id,
-                after=tournament,
-            )
-            await audit.audit(
-                conn,
-                action="staff.add",
-                entity="staff",
-                entity_id=user.id,
-                tournament_id=tournament.id,
-                actor_id=user.id,
-                after=await staff.get_staff(conn, tournament.id, user.id),
-            )
-    except ChatBusy as exc:
-        await state.clear()
-        async with db.read() as conn:
-            busy = await tournaments.get_tournament(conn, exc.tournament_id)
-        await message.reply(chat_busy_text(busy) if busy else no_tournament_here())
+    language = str(data.get("language") or DEFAULT_LANGUAGE)
+    timezone = str(data.get("timezone") or settings.timezone)
+    new = service.NewTournament(title, distance, message.chat.id, language, timezone)
+    tournament = await service.create(db, new, message.from_user.id)
+    if isinstance(tournament, Refusal):
+        await message.reply(tournament.text())
         return
-    await state.clear()
+    await reply_created(message, i18n, tournament, data)
+
+
+async def reply_created(
+    message: Message, i18n: I18n, tournament: TournamentRow, data: dict[str, Any]
+) -> None:
     asked = not data.get("language")
     rights = str(data.get("rights") or "")
     # The group reads the tournament's language from now on, this reply included.
@@ -497,10 +294,14 @@ def created_text(tournament: TournamentRow, rights: str, *, ask_language: bool) 
             "chooses English."
         )
     else:
-        text += "\n\n" + _("Language of the group: {language}.").format(
-            language=LANGUAGE_NAMES[tournament.language]
-        )
+        text += "\n\n" + language_line(tournament)
     return text
+
+
+def language_line(tournament: TournamentRow) -> str:
+    return _("Language of the group: {language}.").format(
+        language=LANGUAGE_NAMES[tournament.language]
+    )
 
 
 def timezone_line(tournament: TournamentRow) -> str:
@@ -534,46 +335,19 @@ def language_markup(tournament_id: int, rights: str) -> InlineKeyboardMarkup:
     )
 
 
-@router.callback_query(TournamentLanguage.filter())
+# A language no catalog has falls through to the stale-button answer (handlers.common).
+@router.callback_query(TournamentLanguage.filter(F.language.in_(LANGUAGES)), ChiefJudge())
 async def language_chosen(
-    callback: CallbackQuery, callback_data: TournamentLanguage, db: Database, i18n: I18n
+    callback: CallbackQuery,
+    callback_data: TournamentLanguage,
+    tournament: TournamentRow,
+    db: Database,
+    i18n: I18n,
 ) -> None:
-    if callback_data.language not in LANGUAGES:
-        await callback.answer(out_of_date())
-        return
-    async with db.read() as conn:
-        found = await tournaments.get_tournament(conn, callback_data.tournament_id)
-        role = (
-            None
-            if found is None
-            else await staff.staff_role(conn, found.id, callback.from_user.id)
-        )
-    if found is None or found.status == "finished":
-        await callback.answer(out_of_date())
-        return
-    if role != "chief":
-        await callback.answer(only_chief())
-        return
-    async with db.transaction() as conn:
-        before = await tournaments.require_tournament(conn, found.id)
-        tournament = await tournaments.set_language(conn, found.id, callback_data.language)
-        if before.language != tournament.language:
-            await audit.audit(
-                conn,
-                action="tournament.language",
-                entity="tournament",
-                entity_id=tournament.id,
-                tournament_id=tournament.id,
-                actor_id=callback.from_user.id,
-                before={"language": before.language},
-                after={"language": tournament.language},
-            )
+    language = callback_data.language
+    tournament = await service.set_language(db, tournament, language, callback.from_user.id)
     with i18n.use_locale(tournament.language):
-        await callback.answer(
-            _("Language of the group: {language}.").format(
-                language=LANGUAGE_NAMES[tournament.language]
-            )
-        )
+        await callback.answer(language_line(tournament))
         text = created_text(tournament, callback_data.rights, ask_language=False)
     if isinstance(callback.message, Message):
         try:
@@ -592,19 +366,20 @@ class TournamentAction(CallbackData, prefix="ta"):
     tournament_id: int
 
 
+def status_name(status: str) -> str:
+    return {
+        "registration": _("registration"),
+        "running": _("running"),
+        "finished": _("finished"),
+    }.get(status, status)
+
+
 async def card(
     db: Database, tournament_id: int, viewer_id: int
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    async with db.read() as conn:
-        tournament = await tournaments.require_tournament(conn, tournament_id)
-        members = await staff.list_staff(conn, tournament_id)
-        names = await names_of(conn, [m.user_id for m in members])
-        listed = await players.list_players(conn, tournament_id, status=("confirmed", "pending"))
-        saved = await games.count_games(conn, tournament_id)
-    chiefs = [names[m.user_id] for m in members if m.role == "chief"]
-    judges = [names[m.user_id] for m in members if m.role == "judge"]
-    confirmed = sum(1 for p in listed if p.status == "confirmed")
-    pending = len(listed) - confirmed
+    found = await service.overview(db, tournament_id)
+    tournament, staff = found.tournament, found.staff
+    judges = [staff.names[m.user_id] for m in staff.of(JUDGE)]
     lines = [
         "🏆 <b>" + html.escape(tournament.title) + "</b>",
         _("Status: {status}").format(status=status_name(tournament.status)),
@@ -613,27 +388,31 @@ async def card(
             "Distance: {distance} games per player (8.6.1), B = {b} (D2)",
             tournament.distance,
         ).format(distance=tournament.distance, b=b_value(tournament.distance)),
-        _("Chief judge: {names}").format(names=", ".join(chiefs)),
+        _("Chief judge: {names}").format(
+            names=", ".join(staff.names[m.user_id] for m in staff.of(CHIEF))
+        ),
         _("Judges: {names}").format(names=", ".join(judges) if judges else _("none yet")),
         _("Players: {confirmed} confirmed, {pending} waiting for confirmation").format(
-            confirmed=confirmed, pending=pending
+            confirmed=found.confirmed, pending=found.pending
         ),
-        _("Games saved: {count}").format(count=saved),
+        _("Games saved: {count}").format(count=found.saved),
     ]
-    viewer_is_chief = any(m.user_id == viewer_id and m.role == "chief" for m in members)
-    rows: list[list[InlineKeyboardButton]] = []
-    if viewer_is_chief and tournament.status != "finished":
-        buttons = []
-        if tournament.status == "registration":
-            buttons.append(_button(_("▶️ Start"), "start", tournament_id))
-        buttons.append(_button(_("🏁 Finish"), "finish", tournament_id))
-        rows.append(buttons)
-        if pending:
-            rows.append(
-                [_button(_("Applications ({count})").format(count=pending), "apps", tournament_id)]
-            )
-    markup = InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
-    return "\n".join(lines), markup
+    chief = staff.is_chief(viewer_id) and tournament.status != "finished"
+    return "\n".join(lines), card_buttons(tournament, found.pending) if chief else None
+
+
+def card_buttons(tournament: TournamentRow, pending: int) -> InlineKeyboardMarkup:
+    """The chief judge's: Start (before it runs), Finish, the applications waiting."""
+    buttons = []
+    if tournament.status == "registration":
+        buttons.append(_button(_("▶️ Start"), "start", tournament.id))
+    buttons.append(_button(_("🏁 Finish"), "finish", tournament.id))
+    rows = [buttons]
+    if pending:
+        rows.append(
+            [_button(_("Applications ({count})").format(count=pending), "apps", tournament.id)]
+        )
+    return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
 def _button(text: str, action: str, tournament_id: int) -> InlineKeyboardButton:
@@ -643,63 +422,30 @@ def _button(text: str, action: str, tournament_id: int) -> InlineKeyboardButton:
     )
 
 
-@router.message(Command("tournament"), in_group)
-async def tournament_in_group(message: Message, db: Database) -> None:
-    user = message.from_user
-    if user is None:
-        return
-    async with db.read() as conn:
-        tournament = await tournaments.running_tournament_for_chat(conn, message.chat.id)
-        if tournament is None:  # the group's last one, finished, still has a card
-            past = await tournaments.tournaments_for_chat(conn, message.chat.id)
-            tournament = past[-1] if past else None
-    if tournament is None:
-        await message.reply(no_tournament_here())
-        return
-    text, markup = await card(db, tournament.id, user.id)
+# The group's last tournament, finished, still has a card.
+@router.message(Command("tournament"), in_group, GroupTournament(latest=True))
+async def tournament_in_group(message: Message, tournament: TournamentRow, db: Database) -> None:
+    assert message.from_user is not None
+    text, markup = await card(db, tournament.id, message.from_user.id)
     await message.reply(text, reply_markup=markup)
 
 
-@router.message(Command("tournament"), in_private)
-async def tournament_in_private(message: Message, db: Database) -> None:
-    user = message.from_user
-    if user is None:
-        return
-    tournament = await resolve_tournament(message, db, "card", need="staff")
-    if tournament is None:
-        return
-    text, markup = await card(db, tournament.id, user.id)
+@router.message(Command("tournament"), in_private, Staff("card"))
+async def tournament_in_private(message: Message, tournament: TournamentRow, db: Database) -> None:
+    assert message.from_user is not None
+    text, markup = await card(db, tournament.id, message.from_user.id)
     await message.answer(text, reply_markup=markup)
 
 
-@router.callback_query(TournamentPick.filter(F.command == "card"))
+@router.callback_query(TournamentPick.filter(F.command == "card"), Staff())
 async def tournament_picked(
-    callback: CallbackQuery, callback_data: TournamentPick, db: Database
+    callback: CallbackQuery, tournament: TournamentRow, db: Database
 ) -> None:
-    tournament = await resolve_pick(callback, callback_data, db, need="staff")
-    if tournament is None or callback.message is None:
+    await callback.answer()
+    if callback.message is None:
         return
     text, markup = await card(db, tournament.id, callback.from_user.id)
     await callback.message.answer(text, reply_markup=markup)
-
-
-async def _chief_tournament(
-    callback: CallbackQuery, db: Database, tournament_id: int
-) -> TournamentRow | None:
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, tournament_id)
-        role = (
-            None
-            if tournament is None
-            else await staff.staff_role(conn, tournament_id, callback.from_user.id)
-        )
-    if tournament is None:
-        await callback.answer(out_of_date())
-        return None
-    if role != "chief":
-        await callback.answer(only_chief())
-        return None
-    return tournament
 
 
 async def _refresh_card(callback: CallbackQuery, db: Database, tournament_id: int) -> None:
@@ -712,67 +458,39 @@ async def _refresh_card(callback: CallbackQuery, db: Database, tournament_id: in
         log.debug("card not refreshed: %s", exc)
 
 
-@router.callback_query(TournamentAction.filter(F.action.in_({"start", "finish_yes"})))
+@router.callback_query(
+    TournamentAction.filter(F.action.in_({"start", "finish_yes"})), ChiefJudge(finished=True)
+)
 async def change_status(
     callback: CallbackQuery,
     callback_data: TournamentAction,
+    tournament: TournamentRow,
     db: Database,
     bot: Bot,
     publisher: Publisher,
     i18n: I18n,
 ) -> None:
-    tournament = await _chief_tournament(callback, db, callback_data.tournament_id)
-    if tournament is None:
-        return
     wanted: Literal["running", "finished"] = (
         "running" if callback_data.action == "start" else "finished"
     )
-    if tournament.status == wanted or tournament.status == "finished":
-        await callback.answer(out_of_date())
-        await _refresh_card(callback, db, tournament.id)
-        return
-    try:
-        async with db.transaction() as conn:
-            before = await tournaments.require_tournament(conn, tournament.id)
-            after = await tournaments.set_status(conn, tournament.id, wanted)
-            with i18n.use_locale(after.language):  # the group reads the tournament's
-                if wanted == "running":
-                    note = _("Tournament {title} has started. Good games!")
-                else:
-                    note = _("Tournament {title} is finished. The final standings: /rating")
-            note = note.format(title=quoted_title(after))
-            await publisher.enqueue(conn, tournament.id, note=note)
-            await audit.audit(
-                conn,
-                action="tournament.status",
-                entity="tournament",
-                entity_id=tournament.id,
-                tournament_id=tournament.id,
-                actor_id=callback.from_user.id,
-                before=before,
-                after=after,
-            )
-    except InvalidTransition:
-        await callback.answer(out_of_date())
-        await _refresh_card(callback, db, tournament.id)
-        return
-    if wanted == "running":
+    done = await service.set_status(
+        db, i18n, publisher, tournament, wanted, callback.from_user.id
+    )
+    if isinstance(done, Refusal):
+        await callback.answer(done.text())
+    elif wanted == "running":
         await callback.answer(_("The tournament is running."))
     else:
         await callback.answer(_("The tournament is finished."))
     await _refresh_card(callback, db, tournament.id)
-    await publisher.publish(bot, tournament.id, now=True)
+    if not isinstance(done, Refusal):
+        await done.follow_up.run(bot)
 
 
-@router.callback_query(TournamentAction.filter(F.action == "finish"))
-async def finish_asked(
-    callback: CallbackQuery, callback_data: TournamentAction, db: Database
-) -> None:
-    tournament = await _chief_tournament(callback, db, callback_data.tournament_id)
-    if tournament is None:
-        return
+@router.callback_query(TournamentAction.filter(F.action == "finish"), ChiefJudge(finished=True))
+async def finish_asked(callback: CallbackQuery, tournament: TournamentRow, db: Database) -> None:
     if tournament.status == "finished":
-        await callback.answer(out_of_date())
+        await callback.answer(OUT_OF_DATE.text())
         await _refresh_card(callback, db, tournament.id)
         return
     await callback.answer()
@@ -798,10 +516,10 @@ async def finish_asked(
 async def finish_cancelled(
     callback: CallbackQuery, callback_data: TournamentAction, db: Database
 ) -> None:
-    async with db.read() as conn:
-        tournament = await tournaments.get_tournament(conn, callback_data.tournament_id)
+    tid = callback_data.tournament_id
+    tournament, _role = await tournament_and_role(db, tid, callback.from_user.id)
     if tournament is None:
-        await callback.answer(out_of_date())
+        await callback.answer(OUT_OF_DATE.text())
         return
     await callback.answer()
     await _refresh_card(callback, db, tournament.id)
@@ -817,11 +535,21 @@ class TimezonePick(CallbackData, prefix="tz"):
     zone: str
 
 
-def unknown_timezone(name: str) -> str:
-    return _(
-        "«{name}» is not a time zone I know. Use an IANA name such as Europe/Moscow, "
-        "Europe/Berlin or Asia/Yekaterinburg, e.g. <code>/timezone Europe/Berlin</code>."
-    ).format(name=html.escape(name[:64]))
+async def timezone_arg(
+    message: Message, command: CommandObject
+) -> dict[str, Any] | bool:
+    """``zone``: the time zone /timezone names (None: it names none); False for a name
+    that is no time zone."""
+    name = (command.args or "").strip()
+    zone = valid_timezone(name) if name else None
+    return False if name and zone is None else {"zone": zone}
+
+
+async def timezone_named(
+    message: Message, command: CommandObject
+) -> dict[str, Any] | bool:
+    found = await timezone_arg(message, command)
+    return found if isinstance(found, dict) and found["zone"] else False
 
 
 def current_timezone_text(tournament: TournamentRow) -> str:
@@ -831,101 +559,69 @@ def current_timezone_text(tournament: TournamentRow) -> str:
     ).format(title=quoted_title(tournament), zone=zone_label(tournament.timezone, utcnow()))
 
 
-async def set_tournament_timezone(
-    db: Database, tournament: TournamentRow, zone: str, actor_id: int
-) -> TournamentRow:
-    async with db.transaction() as conn:
-        after = await tournaments.set_timezone(conn, tournament.id, zone)
-        if after.timezone != tournament.timezone:
-            await audit.audit(
-                conn,
-                action="tournament.timezone",
-                entity="tournament",
-                entity_id=tournament.id,
-                tournament_id=tournament.id,
-                actor_id=actor_id,
-                before={"timezone": tournament.timezone},
-                after={"timezone": after.timezone},
-            )
-    return after
-
-
 def timezone_set_text(tournament: TournamentRow) -> str:
     return _("Times of {title} are shown in {zone} from now on.").format(
         title=quoted_title(tournament), zone=zone_label(tournament.timezone, utcnow())
     )
 
 
-@router.message(Command("timezone"))
-async def timezone_command(message: Message, command: CommandObject, db: Database) -> None:
-    """The chief judge sets the tournament's time zone, in its group or in private."""
-    user = message.from_user
-    if user is None:
+@router.message(
+    Command("timezone"),
+    in_private,
+    timezone_named,
+    ChiefTournaments(NOT_CHIEF_OF_ANY, finished=False),
+)
+async def timezone_in_private(
+    message: Message, zone: str, tournaments: list[TournamentRow], db: Database
+) -> None:
+    """A zone named in private: for the sender's only tournament, else the one he picks."""
+    assert message.from_user is not None
+    if len(tournaments) > 1:
+        pick = picker(tournaments, lambda t: TimezonePick(tournament_id=t.id, zone=zone))
+        await message.answer(_("Which tournament?"), reply_markup=pick)
         return
-    name = (command.args or "").strip()
-    zone = valid_timezone(name) if name else None
-    if name and zone is None:
-        await message.reply(unknown_timezone(name))
-        return
-    if message.chat.type in GROUP_TYPES or zone is None:
-        tournament = await resolve_tournament(message, db, "timezone", need="chief")
-        if tournament is None:
-            return
-    else:
-        async with db.read() as conn:
-            rows = await tournaments.tournaments_for_staff(conn, user.id)
-        rows = [row for row in rows if row.role == "chief"]
-        if not rows:
-            await message.answer(_("You are not the chief judge of any unfinished tournament."))
-            return
-        if len(rows) > 1:
-            await message.answer(
-                _("Which tournament?"),
-                reply_markup=InlineKeyboardMarkup(
-                    inline_keyboard=[
-                        [
-                            InlineKeyboardButton(
-                                text=row.tournament.title[:60],
-                                callback_data=TimezonePick(
-                                    tournament_id=row.tournament.id, zone=zone
-                                ).pack(),
-                            )
-                        ]
-                        for row in rows[:30]
-                    ]
-                ),
-            )
-            return
-        tournament = rows[0].tournament
-    if zone is None:
-        await message.reply(current_timezone_text(tournament))
-        return
-    tournament = await set_tournament_timezone(db, tournament, zone, user.id)
+    tournament = await service.set_timezone(db, tournaments[0], zone, message.from_user.id)
     await message.reply(timezone_set_text(tournament))
 
 
-@router.callback_query(TournamentPick.filter(F.command == "timezone"))
-async def timezone_shown(
-    callback: CallbackQuery, callback_data: TournamentPick, db: Database
+@router.message(Command("timezone"), timezone_arg, ChiefJudge("timezone"))
+async def timezone_command(
+    message: Message, zone: str | None, tournament: TournamentRow, db: Database
 ) -> None:
-    tournament = await resolve_pick(callback, callback_data, db, need="chief")
-    if tournament is None or not isinstance(callback.message, Message):
+    """The group's (or the only) tournament's time zone: shown, or set to ``zone``."""
+    assert message.from_user is not None
+    if zone is None:
+        await message.reply(current_timezone_text(tournament))
         return
-    await callback.message.answer(current_timezone_text(tournament))
+    tournament = await service.set_timezone(db, tournament, zone, message.from_user.id)
+    await message.reply(timezone_set_text(tournament))
 
 
-@router.callback_query(TimezonePick.filter())
-async def timezone_picked(
-    callback: CallbackQuery, callback_data: TimezonePick, db: Database
-) -> None:
-    zone = valid_timezone(callback_data.zone)
-    tournament = await resolve_pick(
-        callback,
-        TournamentPick(command="timezone", tournament_id=callback_data.tournament_id),
-        db,
-        need="chief",
+@router.message(Command("timezone"))
+async def timezone_unknown(message: Message, command: CommandObject) -> None:
+    """/timezone names something that is no time zone (the handlers above take the rest)."""
+    await message.reply(
+        _(
+            "«{name}» is not a time zone I know. Use an IANA name such as Europe/Moscow, "
+            "Europe/Berlin or Asia/Yekaterinburg, e.g. <code>/timezone Europe/Berlin</code>."
+        ).format(name=html.escape((command.args or "").strip()[:64]))
     )
-    if tournament is None or zone is None or not isinstance(callback.message, Message):
+
+
+@router.callback_query(TournamentPick.filter(F.command == "timezone"), ChiefJudge())
+async def timezone_shown(callback: CallbackQuery, tournament: TournamentRow) -> None:
+    await callback.answer()
+    if isinstance(callback.message, Message):
+        await callback.message.answer(current_timezone_text(tournament))
+
+
+@router.callback_query(TimezonePick.filter(), ChiefJudge())
+async def timezone_picked(
+    callback: CallbackQuery, callback_data: TimezonePick, tournament: TournamentRow, db: Database
+) -> None:
+    await callback.answer()
+    zone = valid_timezone(callback_data.zone)
+    if zone is None or not isinstance(callback.message, Message):
         return
-    tournament = await set_tournament_timezone(db, tournament, zone, callback.from_user.id)
+    tournament = await service.set_timezone(db, tournament, zone, callback.from_user.id)
     await callback.message.edit_text(timezone_set_text(tournament), reply_markup=None)

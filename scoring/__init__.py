@@ -15,6 +15,10 @@ scoring-contract.md (``python -m scoring standings FILE``).
 * ``incremental`` — ``ScoredGames``: a tournament's games each scored once, for a caller
   that keeps them between changes (standings, problems and breakdowns after one
   changed game cost that game, not the tournament).
+* ``judging`` — the rules as the judge's card needs them while a game is entered:
+  penalties allowed (D8), caps and limits of judge's points (8.4), the best move's
+  limits (8.3), Ci of the first-killed player (8.6.1), and ``format_points`` /
+  ``parse_points``, the one formatter and parser of points (D3, D6).
 
 Every name is importable from ``scoring`` itself; the modules load on first use, so
 ``import scoring`` (and the command line, which needs no data classes) stays cheap.
@@ -28,6 +32,34 @@ from .typing_shim import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .incremental import ScoredGames
+    from .judging import (
+        APPROVAL_THRESHOLD,
+        BEST_MOVE_NUMBERS_MAX,
+        DAY1_CHOICES,
+        EXTRA_STEP,
+        MINUS,
+        POINTS_PATTERN,
+        Cap,
+        CiInfo,
+        ExtraLimit,
+        best_move_allowed,
+        best_move_points,
+        compensated,
+        counted_extras,
+        extra_limit,
+        first_killed_ci,
+        first_night_deaths,
+        format_points,
+        judge_cap,
+        judge_points_allowed,
+        judge_points_count,
+        needs_approval,
+        parse_points,
+        penalties_allowed,
+        penalty_allowed,
+        penalty_points,
+        points_hundredths,
+    )
     from .model import (
         PENALTY_RULES,
         ROLE_COUNTS,
@@ -84,6 +116,34 @@ _HOMES = {
         "tournament_breakdowns",
     ),
     "incremental": ("ScoredGames",),
+    "judging": (
+        "APPROVAL_THRESHOLD",
+        "BEST_MOVE_NUMBERS_MAX",
+        "DAY1_CHOICES",
+        "EXTRA_STEP",
+        "MINUS",
+        "POINTS_PATTERN",
+        "Cap",
+        "CiInfo",
+        "ExtraLimit",
+        "best_move_allowed",
+        "best_move_points",
+        "compensated",
+        "counted_extras",
+        "extra_limit",
+        "first_killed_ci",
+        "first_night_deaths",
+        "format_points",
+        "judge_cap",
+        "judge_points_allowed",
+        "judge_points_count",
+        "needs_approval",
+        "parse_points",
+        "penalties_allowed",
+        "penalty_allowed",
+        "penalty_points",
+        "points_hundredths",
+    ),
     "problems": ("N_", "Problem"),
     "standings": (
         "GameTally",
@@ -99,11 +159,20 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
+    "APPROVAL_THRESHOLD",
+    "BEST_MOVE_NUMBERS_MAX",
+    "DAY1_CHOICES",
+    "EXTRA_STEP",
+    "MINUS",
     "N_",
     "PENALTY_RULES",
+    "POINTS_PATTERN",
     "ROLE_COUNTS",
     "SEATS",
     "SEAT_NUMBERS",
+    "Cap",
+    "CiInfo",
+    "ExtraLimit",
     "Game",
     "GameBreakdown",
     "GameTally",
@@ -120,14 +189,31 @@ __all__ = [
     "Standings",
     "Tournament",
     "b_value",
+    "best_move_allowed",
+    "best_move_points",
     "ci_value",
+    "compensated",
     "compute_standings",
+    "counted_extras",
+    "extra_limit",
+    "first_killed_ci",
+    "first_night_deaths",
+    "format_points",
     "game_breakdown",
     "game_ci",
     "game_tally",
+    "judge_cap",
+    "judge_points_allowed",
+    "judge_points_count",
     "load_json",
+    "needs_approval",
     "parse_game",
+    "parse_points",
     "parse_tournament",
+    "penalties_allowed",
+    "penalty_allowed",
+    "penalty_points",
+    "points_hundredths",
     "tournament_breakdowns",
     "unresolved_ties",
     "validate_game",

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 
+from .judging import format_points
 from .parse import InputError, load_json, read_game, read_head
 from .problems import Problem
 from .standings import Standings, Tally
@@ -237,10 +238,7 @@ def standings_table(standings: Standings) -> str:
 
 def two_decimals(value: Fraction) -> str:
     """``value`` rounded half away from zero to 2 decimals, exactly: 0.125 → 0.13."""
-    hundredths = abs(value) * 100
-    rounded = int(hundredths + Fraction(1, 2))  # floor for a non-negative value
-    sign = "-" if value < 0 and rounded else ""
-    return f"{sign}{rounded // 100}.{rounded % 100:02d}"
+    return format_points(value, fixed=True, minus="-")
 
 
 def _read(file: str) -> bytes:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .record import Arrangement, GameRecord
-from .table import Result
+from .record import RESULTS, Arrangement, GameRecord
+from .table import Result, Role
 
 WIN = 100  # 8.2.1-8.2.2, hundredths
 BEST_MOVE_THREE = 40  # 8.3.4
@@ -32,6 +32,18 @@ CI_MAX = Fraction(2, 5)  # 8.6.1
 
 RED = Result.RED.value
 BLACK = Result.BLACK.value
+
+# D8: the roles (values) and results (values) each penalty of 8.5 needs: 8.5.1 and
+# 8.5.3 a civilian or the sheriff and a black win, 8.5.2 a civilian, 8.5.4 mafia or the
+# don and a red win.
+_RED_ROLES = frozenset({Role.CIVILIAN.value, Role.SHERIFF.value})
+_BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
+PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "8.5.1": (_RED_ROLES, frozenset({BLACK})),
+    "8.5.2": (frozenset({Role.CIVILIAN.value}), RESULTS),
+    "8.5.3": (_RED_ROLES, frozenset({BLACK})),
+    "8.5.4": (_BLACK_ROLES, frozenset({RED})),
+}
 
 
 def b_value(distance: int) -> int:

@@ -37,6 +37,7 @@ from .rules import (
     JUDGE_PLAYERS_MAX,
     JUDGE_SUM_MAX,
     JUDGE_WINNER_MAX,
+    PENALTY_NEEDS,
     bonuses,
     team_seats,
     winning_team,
@@ -375,40 +376,24 @@ def _judge_value_problem(
     add(_problem(game_id, "D6", template, seat=show_given(seat), value=show_given(shown)))
 
 
-# D8: the roles and results each penalty of 8.5 needs.
-_RED = frozenset({Role.CIVILIAN.value, Role.SHERIFF.value})
-_CIVILIAN = frozenset({Role.CIVILIAN.value})
-_BLACK = frozenset({Role.MAFIA.value, Role.DON.value})
+# D8 (``rules.PENALTY_NEEDS``): what each penalty of 8.5 needs, and how it is told.
+_PENALTY_TEMPLATES = {
+    "8.5.1": N_(
+        "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
+        "seat {seat} is {role}, result {result}"
+    ),
+    "8.5.2": N_("penalty {penalty} needs a civilian (D8); seat {seat} is {role}"),
+    "8.5.3": N_(
+        "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
+        "seat {seat} is {role}, result {result}"
+    ),
+    "8.5.4": N_(
+        "penalty {penalty} needs mafia or the don and a red win (D8); "
+        "seat {seat} is {role}, result {result}"
+    ),
+}
 _PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
-    "8.5.1": (
-        _RED,
-        frozenset({"black"}),
-        N_(
-            "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-            "seat {seat} is {role}, result {result}"
-        ),
-    ),
-    "8.5.2": (
-        _CIVILIAN,
-        RESULTS,
-        N_("penalty {penalty} needs a civilian (D8); seat {seat} is {role}"),
-    ),
-    "8.5.3": (
-        _RED,
-        frozenset({"black"}),
-        N_(
-            "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-            "seat {seat} is {role}, result {result}"
-        ),
-    ),
-    "8.5.4": (
-        _BLACK,
-        frozenset({"red"}),
-        N_(
-            "penalty {penalty} needs mafia or the don and a red win (D8); "
-            "seat {seat} is {role}, result {result}"
-        ),
-    ),
+    rule: (*PENALTY_NEEDS[rule], template) for rule, template in _PENALTY_TEMPLATES.items()
 }
 assert set(_PENALTY_NEEDS) == set(PENALTY_RULES)
 

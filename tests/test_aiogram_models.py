@@ -2,8 +2,8 @@
 
 Each check runs in a fresh interpreter, since what is tested is what happens at import: one
 process imports aiogram before `bot` (so `install()` does nothing: aiogram's eager build, the
-reference) and two import `bot` first (lazy). The three run at the same time; the children
-run `run_child` below, and print one JSON line.
+reference), two import `bot` first (lazy) and one imports it with `LAZY_MODELS=0` (the setting
+that turns the patch off). The children run `run_child` below, and print one JSON line.
 """
 
 # The offline session overrides aiogram's methods, `timeout=` parameter included.
@@ -16,6 +16,7 @@ import gc
 import hashlib
 import json
 import logging
+import os
 import subprocess
 import sys
 import weakref
@@ -315,13 +316,14 @@ def _pinning() -> dict[str, Any]:
 def children() -> dict[str, dict[str, Any]]:
     # The small lazy child alone first (its import time is printed), then the two slow ones.
     results = _run_children({"behaviour": False})
-    return results | _run_children({"eager": True, "schemas": False})
+    return results | _run_children({"eager": True, "schemas": False, "off": False})
 
 
 def _run_children(jobs: dict[str, bool]) -> dict[str, dict[str, Any]]:
     procs = {
         job: subprocess.Popen(
             [sys.executable, "-c", _BOOT.format(eager=eager, job=job)], cwd=REPO_ROOT,
+            env=os.environ | {"LAZY_MODELS": "0" if job == "off" else "1"},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for job, eager in jobs.items()
     }
@@ -344,6 +346,26 @@ def test_install_defers_the_types_and_import_stays_small(
     assert lazy["types_built_at_import"] == 0
     assert eager["types_built_at_import"] == eager["types"]
     assert lazy["hwm_kb"] < MAX_IMPORT_HWM_MIB * 1024
+
+
+def test_lazy_models_setting_turns_it_off(children: dict[str, dict[str, Any]]) -> None:
+    off = children["off"]
+    assert off["installed"] is False
+    assert off["types_built_at_import"] == off["types"] > 400
+
+
+def test_a_bad_lazy_models_value_is_left_to_settings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic import ValidationError
+
+    from bot.config import Settings, lazy_models
+
+    monkeypatch.setenv("LAZY_MODELS", "0")
+    assert lazy_models() is False
+    monkeypatch.setenv("LAZY_MODELS", "maybe")
+    assert lazy_models() is True  # at import: on; `python -m bot` reports it
+    with pytest.raises(ValidationError, match="lazy_models"):
+        Settings()
 
 
 def test_every_model_builds_lazily_with_the_eager_schema(

@@ -28,7 +28,7 @@ from aiogram.methods import (
     SendPhoto,
     TelegramMethod,
 )
-from aiogram.types import InputMediaPhoto
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto
 
 from bot.flood import FloodControl, FloodLimits, counts_toward_limits
 from tests.support import ApiError, Limits, RecordingSession
@@ -384,8 +384,11 @@ async def test_an_edit_of_another_kind_or_after_dispatch_is_not_folded_in() -> N
         bot.edit_message_text("text 1", chat_id=5, message_id=card.message_id)
     )
     await asyncio.sleep(0.005)  # dispatched (in flight), no longer waiting
+    keyboard = InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text="go", callback_data="go")]]
+    )  # a change, or Telegram answers "message is not modified"
     markup = asyncio.create_task(
-        bot.edit_message_reply_markup(chat_id=5, message_id=card.message_id)
+        bot.edit_message_reply_markup(chat_id=5, message_id=card.message_id, reply_markup=keyboard)
     )
     second = asyncio.create_task(
         bot.edit_message_text("text 2", chat_id=5, message_id=card.message_id)

@@ -18,9 +18,9 @@ from bot.rating_format import (
     game_block,
     place_labels,
     points,
-    standings_table,
     utf16_len,
 )
+from bot.standings_text import standings_table
 from scoring import Result, Role, SeatPoints, StandingRow
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"

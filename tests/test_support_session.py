@@ -49,6 +49,12 @@ from tests.support import (
     buttons,
 )
 
+# The smallest PNG: 2x1 pixels.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000020000000108020000007b40e8dd0000000f494441"
+    "54789c63fccfc0c0c0c0000006080101cb4776750000000049454e44ae426082"
+)
+
 
 class FakeClock:
     def __init__(self) -> None:
@@ -172,15 +178,22 @@ async def test_canned_answers(harness: BotHarness) -> None:
     assert (await bot.get_chat_member(-100123, 1001)).status == "creator"
     assert (await bot.get_chat_member(-100123, 1002)).status == "member"
 
-    assert await bot.pin_chat_message(-100123, 5) is True
-    assert await bot.delete_message(-100123, 5) is True
-    assert await bot.edit_message_text("x", inline_message_id="inline-1") is True
+    sent = await bot.send_message(-100123, "pin me")
+    assert await bot.pin_chat_message(-100123, sent.message_id) is True
+    assert session.telegram.pinned(-100123)[0].message_id == sent.message_id
+    assert await bot.delete_message(-100123, sent.message_id) is True
+    assert session.message(-100123, sent.message_id) is None
+    with pytest.raises(TelegramBadRequest, match="message to delete not found"):
+        await bot.delete_message(-100123, sent.message_id)
 
-    photo = await bot.send_photo(-100123, BufferedInputFile(b"png", "table.png"), caption="Table 1")
+    photo = await bot.send_photo(-100123, BufferedInputFile(PNG, "table.png"), caption="Table 1")
     assert photo.photo and photo.caption == "Table 1" and photo.chat.type == "supergroup"
+    assert (photo.photo[-1].width, photo.photo[-1].height) == (2, 1)
+    with pytest.raises(TelegramBadRequest, match="IMAGE_PROCESS_FAILED"):
+        await bot.send_photo(-100123, BufferedInputFile(b"png", "table.png"))
     document = await bot.send_document(1001, BufferedInputFile(b"x", "protocol.xlsx"))
     assert document.document is not None and document.document.file_name == "protocol.xlsx"
-    assert session.sent_texts() == ["Table 1"]  # captions count, captionless media don't
+    assert session.sent_texts() == ["pin me", "Table 1"]  # captions count, bare media don't
 
     with pytest.raises(NotImplementedError, match="set_result"):
         await bot.create_chat_invite_link(-100123)
@@ -195,6 +208,28 @@ async def test_canned_answers(harness: BotHarness) -> None:
         ),
     )
     assert (await bot.create_chat_invite_link(-100123)).invite_link == "https://t.me/+abc"
+
+
+async def test_telegrams_checks_apply_in_process(harness: BotHarness) -> None:
+    """The model behind the session is the e2e one: HTML is parsed, limits are checked,
+    callback queries are answered once."""
+    bot, session = harness.bot, harness.session
+    sent = await bot.send_message(1, "<b>Round 1</b> &amp; more", parse_mode="HTML")
+    assert sent.text == "Round 1 & more" and sent.entities is not None
+    assert sent.entities[0].type == "bold"
+    assert session.last_text(1) == "<b>Round 1</b> &amp; more"  # as the bot sent it
+    with pytest.raises(TelegramBadRequest, match="can't parse entities"):
+        await bot.send_message(1, "<b>open", parse_mode="HTML")
+    with pytest.raises(TelegramBadRequest, match="message is too long"):
+        await bot.send_message(1, "x" * 4097)
+    with pytest.raises(TelegramBadRequest, match="BUTTON_DATA_INVALID"):
+        await bot.send_message(1, "hi", reply_markup=InlineKeyboardMarkup(inline_keyboard=[[
+            InlineKeyboardButton(text="b", callback_data="я" * 33)]]))  # 66 bytes
+    press = harness.updates.callback(harness.user(1, "Ann"), sent, "x")
+    assert press.callback_query is not None
+    assert await bot.answer_callback_query(press.callback_query.id) is True
+    with pytest.raises(TelegramBadRequest, match="query is too old"):
+        await bot.answer_callback_query(press.callback_query.id)
 
 
 async def test_handler_returned_method_is_executed() -> None:
@@ -274,8 +309,8 @@ async def test_scripted_errors_are_what_aiogram_raises() -> None:
     assert (await bot.get_me()).id == BOT_ID  # scripts are consumed
 
 
-async def test_strict_edits() -> None:
-    session = RecordingSession(strict_edits=True)
+async def test_edits_are_checked_like_telegram() -> None:
+    session = RecordingSession()
     bot = Bot("42:TEST", session=session)
     keyboard = InlineKeyboardMarkup(
         inline_keyboard=[[InlineKeyboardButton(text="Vote", callback_data="vote")]]
@@ -294,24 +329,28 @@ async def test_strict_edits() -> None:
 async def test_limits_are_enforced_like_telegram() -> None:
     clock = FakeClock()
     session = RecordingSession(
-        limits=Limits(per_chat_per_second=1, group_per_minute=20, global_per_second=30),
+        limits=Limits(chat_burst=3, chat_per_second=1, group_per_minute=20,
+                      global_per_second=30),
         clock=clock,
     )
     bot = Bot("42:TEST", session=session)
 
-    # A chat may burst 3 messages, then about 1 per second.
-    await bot.send_message(1, "burst 1")
-    await bot.send_message(1, "burst 2")
-    await bot.send_message(1, "one")
+    for text in ("one", "two", "three"):  # a chat may burst three
+        await bot.send_message(1, text)
     with pytest.raises(TelegramRetryAfter) as too_fast:
-        await bot.send_message(1, "two")
+        await bot.send_message(1, "four")
     assert too_fast.value.retry_after == 1 and session.limit_hits == 1
-    await bot.answer_callback_query("q")  # not a message: never limited
+    await bot.get_chat_member(1, 1)  # not a message: never limited
+    clock.now += 0.5
     with pytest.raises(TelegramRetryAfter):
-        await bot.send_message(1, "two")  # still inside the retry_after
+        await bot.send_message(1, "four")  # still inside the retry_after
     assert session.violations == 1
+    clock.now += 0.5
+    await bot.send_message(1, "four")
+    with pytest.raises(TelegramRetryAfter):  # then one a second: the bucket is empty
+        await bot.send_message(1, "five")
     clock.now += 1
-    await bot.send_message(1, "two")
+    await bot.send_message(1, "five")
 
     # 20 per minute in a group, even at 1 per second.
     for i in range(20):
@@ -330,16 +369,17 @@ async def test_limits_are_enforced_like_telegram() -> None:
     with pytest.raises(TelegramRetryAfter):
         await bot.send_message(130, "broadcast")
     assert session.sent_texts().count("broadcast") == 30
-    assert session.limit_hits == 3 and session.violations == 1
+    assert session.limit_hits == 4 and session.violations == 1
 
 
 async def test_time_scale_shrinks_the_windows() -> None:
     clock = FakeClock()
     session = RecordingSession(limits=Limits(time_scale=0.01), clock=clock)
     bot = Bot("42:TEST", session=session)
-    await bot.send_message(1, "a")
+    for text in "abc":
+        await bot.send_message(1, text)
     clock.now += 0.01  # "one second" later
-    await bot.send_message(1, "b")
+    await bot.send_message(1, "d")
     assert session.limit_hits == 0
 
 

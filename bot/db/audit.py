@@ -87,6 +87,32 @@ async def audit(
     )
 
 
+async def record(
+    conn: Conn,
+    action: str,
+    entity_id: int | str,
+    tournament_id: int,
+    actor_id: int | None,
+    *,
+    before: Any = None,
+    after: Any = None,
+    at: datetime | None = None,
+) -> int:
+    """``audit`` of a change to the entity the action names first (``staff.add``: a
+    staff entry), e.g. ``record(conn, "staff.add", user_id, tid, actor_id, after=row)``."""
+    return await audit(
+        conn,
+        action=action,
+        entity=action.split(".", 1)[0],
+        entity_id=entity_id,
+        tournament_id=tournament_id,
+        actor_id=actor_id,
+        before=before,
+        after=after,
+        at=at,
+    )
+
+
 def _row(r: sqlite3.Row) -> AuditEntry:
     return AuditEntry(
         id=r["id"],

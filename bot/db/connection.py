@@ -238,10 +238,6 @@ class Database:
         async with self.transaction() as conn:
             return await run(conn, sql, params)
 
-    async def executemany(self, sql: str, params: Iterable[Params]) -> None:
-        async with self.transaction() as conn:
-            await conn.executemany(sql, params)
-
     async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         async with self.read() as conn:
             return await fetch_one(conn, sql, params)

@@ -20,13 +20,14 @@ from typing import Any, Literal, cast
 from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
 from bot.db.errors import AlreadyDecided, DuplicateTable, GameAnnulled, InvalidDraft, NotFound
 from bot.db.timeutil import from_ts, opt_from_ts, to_ts, ts_or_now
+from scoring.judging import APPROVAL_THRESHOLD, needs_approval
 from scoring.model import PENALTY_RULES, ROLE_COUNTS, SEAT_NUMBERS, SEATS, Result, Role
 
 GameStatus = Literal["pending", "final", "annulled"]
 ApprovalStatus = Literal["pending", "approved", "lowered", "superseded"]
 
-# Hundredths above which judge's points need the chief judge (D7: "above 0.5").
-APPROVAL_THRESHOLD = 50
+# APPROVAL_THRESHOLD (scoring.judging): hundredths above which judge's points need the
+# chief judge (D7: "above 0.5"); he may lower them to it.
 MAX_JUDGE_EXTRA = 100
 # 8.8.1: a protest no later than 10 minutes after the game's end.
 PROTEST_WINDOW = timedelta(minutes=10)
@@ -441,7 +442,7 @@ async def _sync_approvals(
                 (at, r["id"]),
             )
     for number, s in enumerate(draft.seats, start=1):
-        if s.judge_extra > APPROVAL_THRESHOLD and number not in approved | still:
+        if needs_approval(s.judge_extra) and number not in approved | still:
             await run(
                 conn,
                 "INSERT INTO approvals (game_id, seat, player_id, requested, created_at)"

@@ -314,11 +314,42 @@ ALTER TABLE tournaments ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC'
     CHECK (length(timezone) BETWEEN 1 AND 64);
 """
 
+# Seating plans (seating-contract.md): the chief judge's offers and the accepted plan,
+# one per tournament. The request (its seed included) makes the plan again; names in it
+# and in the plan are nicknames as they were, ``player_ids`` says whose they are.
+_V5_SEATING_PLANS = """
+CREATE TABLE seating_plans (
+    -- never reused: a deleted offer's buttons must not reach a newer one
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    -- offered: shown to the chief judge; accepted: the plan; replaced: accepted once
+    status        TEXT    NOT NULL DEFAULT 'offered'
+                  CHECK (status IN ('offered', 'accepted', 'replaced')),
+    request       TEXT    NOT NULL CHECK (json_valid(request) AND json_type(request) = 'object'),
+    -- the ids of the request's players, in its order
+    player_ids    TEXT    NOT NULL
+                  CHECK (json_valid(player_ids) AND json_type(player_ids) = 'array'),
+    plan          TEXT    NOT NULL CHECK (json_valid(plan) AND json_type(plan) = 'object'),
+    -- the accepted plan when this one was made (an offer made against another is stale)
+    base_plan_id  INTEGER REFERENCES seating_plans (id) ON DELETE SET NULL,
+    created_by    INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    accepted_by   INTEGER,
+    accepted_at   INTEGER,
+    CHECK ((accepted_by IS NULL) = (accepted_at IS NULL)),
+    CHECK ((status = 'offered') = (accepted_at IS NULL))
+);
+CREATE UNIQUE INDEX seating_plans_accepted ON seating_plans (tournament_id)
+    WHERE status = 'accepted';
+CREATE INDEX seating_plans_tournament ON seating_plans (tournament_id, status);
+"""
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
     _V3_OUTBOX_AND_VERSIONS,
     _V4_LANGUAGE_AND_TIMEZONE,
+    _V5_SEATING_PLANS,
 )
 LATEST = len(MIGRATIONS)
 

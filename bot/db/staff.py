@@ -10,7 +10,7 @@ from typing import cast
 from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, run
 from bot.db.errors import LastChief
 from bot.db.timeutil import from_ts, ts_or_now
-from bot.db.tournaments import StaffRole
+from bot.db.tournaments import CHIEF, StaffRole
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +36,8 @@ async def _chief_count(conn: Conn, tournament_id: int) -> int:
     return int(
         await fetch_val(
             conn,
-            "SELECT count(*) FROM staff WHERE tournament_id = ? AND role = 'chief'",
-            (tournament_id,),
+            "SELECT count(*) FROM staff WHERE tournament_id = ? AND role = ?",
+            (tournament_id, CHIEF),
         )
     )
 
@@ -53,7 +53,7 @@ async def add_staff(
 ) -> StaffRow:
     """Add a chief or judge; an existing member gets the new role (LastChief guards demotion)."""
     current = await staff_role(conn, tournament_id, user_id)
-    if current == "chief" and role != "chief" and await _chief_count(conn, tournament_id) == 1:
+    if current == CHIEF and role != CHIEF and await _chief_count(conn, tournament_id) == 1:
         raise LastChief(tournament_id)
     await run(
         conn,
@@ -69,7 +69,7 @@ async def add_staff(
 
 async def remove_staff(conn: Conn, tournament_id: int, user_id: int) -> bool:
     if (
-        await staff_role(conn, tournament_id, user_id) == "chief"
+        await staff_role(conn, tournament_id, user_id) == CHIEF
         and await _chief_count(conn, tournament_id) == 1
     ):
         raise LastChief(tournament_id)
@@ -108,7 +108,7 @@ async def list_staff(
     rows = await fetch_all(
         conn,
         "SELECT * FROM staff WHERE tournament_id = ? AND (? IS NULL OR role = ?)"
-        " ORDER BY role = 'judge', added_at, user_id",
-        (tournament_id, role, role),
+        " ORDER BY role <> ?, added_at, user_id",
+        (tournament_id, role, role, CHIEF),
     )
     return [_row(r) for r in rows]

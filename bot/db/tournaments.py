@@ -5,14 +5,18 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 from bot.db.connection import Conn, fetch_all, fetch_one, insert, run
 from bot.db.errors import ChatBusy, InvalidTransition, NotFound
 from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
 
 TournamentStatus = Literal["registration", "running", "finished"]
+# The roles of a tournament's staff (the staff table's ``role``), named once: the chief
+# judge runs the tournament, a judge enters games.
 StaffRole = Literal["chief", "judge"]
+CHIEF: Final = "chief"
+JUDGE: Final = "judge"
 # The languages a tournament's group can read (the catalogs in locales/).
 LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -116,8 +120,8 @@ async def create_tournament(
     await run(
         conn,
         "INSERT INTO staff (tournament_id, user_id, role, added_by, added_at)"
-        " VALUES (?, ?, 'chief', ?, ?)",
-        (tid, created_by, created_by, at),
+        " VALUES (?, ?, ?, ?, ?)",
+        (tid, created_by, CHIEF, created_by, at),
     )
     return await require_tournament(conn, tid)
 
@@ -156,6 +160,18 @@ async def running_tournament_for_chat(conn: Conn, chat_id: int) -> TournamentRow
     r = await fetch_one(
         conn,
         f"SELECT {_COLUMNS} FROM tournaments t WHERE t.chat_id = ? AND t.status <> 'finished'",
+        (chat_id,),
+    )
+    return None if r is None else _row(r)
+
+
+async def current_for_chat(conn: Conn, chat_id: int) -> TournamentRow | None:
+    """The group's unfinished tournament, else its latest one (a finished tournament's
+    group still shows its card and standings); None for a group without one."""
+    r = await fetch_one(
+        conn,
+        f"SELECT {_COLUMNS} FROM tournaments t WHERE t.chat_id = ?"
+        " ORDER BY t.status <> 'finished' DESC, t.id DESC LIMIT 1",
         (chat_id,),
     )
     return None if r is None else _row(r)

@@ -29,4 +29,10 @@ class Refusal:
         return _(self.msgid).format(**self.params)
 
 
-__all__ = ["Refusal"]
+def N_(msgid: str) -> str:
+    """Mark an English message id for ``make messages`` without translating it yet: a
+    :class:`Refusal` is translated when shown, in the reader's language."""
+    return msgid
+
+
+__all__ = ["N_", "Refusal"]

@@ -2,47 +2,44 @@
 features such as a protest decision), corrections through the same card, annulment.
 
 Only a chief judge of the game's tournament may open, correct or annul a game; every
-change is audited with before and after and recomputes the standings.
+change is audited with before and after and recomputes the standings (the use cases
+are ``bot.services.games``).
 """
 
 from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Awaitable, Callable
 
-from aiogram import Bot, F, Router
+from aiogram import F, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
-from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.db import audit, games, staff, tournaments
+from bot.db import games, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameRecord
-from bot.publishing import Publisher
+from bot.services import Refusal
+from bot.services.games import annul_game, game_for_chief, is_chief
 from bot.standings import StandingsService
 from handlers.callbacks import GameMenu
-from handlers.game_entry import best_move
-from handlers.game_entry.approvals import approval_markup
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
 from handlers.game_entry.card import RESULT_NAMES
+from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import draft_from_record
-from handlers.game_entry.flow import Ctx, current_draft, retire_card, show
-from handlers.game_entry.review import saved_text, saved_view
+from handlers.game_entry.flow import current_draft, retire_card, show
+from handlers.game_entry.notices import approval_markup
+from handlers.game_entry.saved import saved_text, saved_view
+from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.corrections")
 
 PAGE = 10
-
-
-async def _chief_of(db: Database, tournament_id: int, user_id: int) -> bool:
-    async with db.read() as conn:
-        return await staff.staff_role(conn, tournament_id, user_id) == "chief"
 
 
 # -- /games ---------------------------------------------------------------------------------
@@ -116,7 +113,7 @@ async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyb
 
 @router.callback_query(GamesPage.filter())
 async def on_games_page(callback: CallbackQuery, callback_data: GamesPage, db: Database) -> None:
-    if not await _chief_of(db, callback_data.tid, callback.from_user.id):
+    if not await is_chief(db, callback_data.tid, callback.from_user.id):
         await callback.answer(_("Only the chief judge can list and correct games."),
                               show_alert=True)
         return
@@ -127,7 +124,7 @@ async def on_games_page(callback: CallbackQuery, callback_data: GamesPage, db: D
     try:
         await bot_edit(callback, text, markup)
     except TelegramAPIError:
-        await callback.message.answer(text, reply_markup=markup)  # type: ignore[union-attr]
+        await callback.message.answer(text, reply_markup=markup)
 
 
 async def bot_edit(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:
@@ -177,126 +174,101 @@ async def menu(
 async def _game_for_chief(
     callback: CallbackQuery, db: Database, game_id: int
 ) -> GameRecord | None:
-    async with db.read() as conn:
-        game = await games.get_game(conn, game_id)
-    if game is None:
-        await callback.answer(_("There is no such game."), show_alert=True)
+    found = await game_for_chief(db, game_id, callback.from_user.id)
+    if isinstance(found, Refusal):
+        await callback.answer(found.text(), show_alert=found.alert)
         return None
-    if not await _chief_of(db, game.tournament_id, callback.from_user.id):
-        await callback.answer(_("Only the chief judge can correct or annul a game."),
-                              show_alert=True)
-        return None
-    return game
+    return found
 
 
 @router.callback_query(GameMenu.filter())
-async def open_menu(
-    callback: CallbackQuery,
-    callback_data: GameMenu,
-    bot: Bot,
-    db: Database,
-    standings: StandingsService,
-) -> None:
-    game = await _game_for_chief(callback, db, callback_data.game_id)
+async def open_menu(callback: CallbackQuery, callback_data: GameMenu, deps: Deps) -> None:
+    game = await _game_for_chief(callback, deps.db, callback_data.game_id)
     if game is None:
         return
     await callback.answer()
-    text, markup = await menu(db, standings, game)
+    text, markup = await menu(deps.db, deps.standings, game)
     # A new message: the button may sit on another feature's card (e.g. a protest).
-    await bot.send_message(callback.from_user.id, text, reply_markup=markup)
+    await deps.bot.send_message(callback.from_user.id, text, reply_markup=markup)
 
 
 @router.callback_query(GameAction.filter())
 async def on_game_action(
-    callback: CallbackQuery,
-    callback_data: GameAction,
-    state: FSMContext,
-    bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
+    callback: CallbackQuery, callback_data: GameAction, deps: Deps, ctx: Ctx | None = None
 ) -> None:
-    game = await _game_for_chief(callback, db, callback_data.id)
-    if game is None or callback.message is None:
+    game = await _game_for_chief(callback, deps.db, callback_data.id)
+    # No message (so no chat, no FSM context): nothing to edit.
+    if game is None or callback.message is None or ctx is None:
         return
     if game.status == "annulled":
         await callback.answer(_("This game is annulled."), show_alert=True)
         return
-    a = callback_data.a
-    if a == "fix":
-        await callback.answer()
-        await start_correction(callback, state, bot, db, standings, publisher, i18n, game)
-    elif a == "annul":
-        await callback.answer()
-        builder = InlineKeyboardBuilder()
-        builder.button(text=_("Yes, annul it"), callback_data=GameAction(id=game.id, a="yes"))
-        builder.button(text=_("No"), callback_data=GameAction(id=game.id, a="no"))
-        await bot_edit(
-            callback,
-            _("Annul game {code}? It leaves the standings and its round and table become "
-              "free. This can't be undone.").format(code=game.code),
-            builder.as_markup(),
-        )
-    elif a == "yes":
-        async with db.transaction() as conn:
-            before = await games.require_game(conn, game.id)
-            after = await games.annul_game(conn, game.id, annulled_by=callback.from_user.id)
-            if before.status != "annulled":
-                await audit.audit(
-                    conn,
-                    action="game.annul",
-                    entity="game",
-                    entity_id=game.id,
-                    tournament_id=game.tournament_id,
-                    actor_id=callback.from_user.id,
-                    before=before,
-                    after=after,
-                )
-                await publisher.enqueue(conn, game.tournament_id)
+    act = _ACTIONS.get(callback_data.a)
+    if act is None:
+        await callback.answer(_("This card is out of date."))
+        return
+    await act(callback, ctx, game)
+
+
+async def _correct(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
+    await callback.answer()
+    await start_correction(callback, ctx, game)
+
+
+async def _ask_to_annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
+    await callback.answer()
+    builder = InlineKeyboardBuilder()
+    builder.button(text=_("Yes, annul it"), callback_data=GameAction(id=game.id, a="yes"))
+    builder.button(text=_("No"), callback_data=GameAction(id=game.id, a="no"))
+    await bot_edit(
+        callback,
+        _("Annul game {code}? It leaves the standings and its round and table become "
+          "free. This can't be undone.").format(code=game.code),
+        builder.as_markup(),
+    )
+
+
+async def _annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
+    async def annulled(after: GameRecord) -> None:
         await callback.answer(_("Annulled"))
         await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
                        None)
-        try:
-            await publisher.publish(bot, game.tournament_id)
-        except Exception:
-            log.exception("publishing annulment of game %s", game.id)
-    elif a == "no":
-        await callback.answer()
-        text, markup = await menu(db, standings, game)
-        await bot_edit(callback, text, markup)
-    else:
-        await callback.answer(_("This card is out of date."))
+
+    await annul_game(ctx.deps, game=game, actor=callback.from_user.id, acknowledge=annulled)
 
 
-async def start_correction(
-    callback: CallbackQuery,
-    state: FSMContext,
-    bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    game: GameRecord,
-) -> None:
+async def _keep(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
+    await callback.answer()
+    text, markup = await menu(ctx.db, ctx.standings, game)
+    await bot_edit(callback, text, markup)
+
+
+_ACTIONS: dict[str, Callable[[CallbackQuery, Ctx, GameRecord], Awaitable[None]]] = {
+    "fix": _correct,
+    "annul": _ask_to_annul,
+    "yes": _annul,
+    "no": _keep,
+}
+
+
+async def start_correction(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
     """Load the game into a draft; the menu message becomes the correction's card."""
     message = callback.message
     assert message is not None
-    old = await current_draft(state)
-    if old is not None and await state.get_state() is not None:
-        await retire_card(bot, old.card_chat, old.card_id,
+    old = await current_draft(ctx.state)
+    if old is not None and await ctx.state.get_state() is not None:
+        await retire_card(ctx.bot, old.card_chat, old.card_id,
                           _("Discarded: you started correcting game {code}.").format(
                               code=game.code))
-        await best_move.void_request(bot, i18n, old, N_("The judge cancelled this game's entry."))
+        await void_request(ctx.bot, ctx.i18n, old, N_("The judge cancelled this game's entry."))
     d = draft_from_record(
         game,
         judge_id=callback.from_user.id,
-        locale=i18n.current_locale,
+        locale=ctx.i18n.current_locale,
         card_chat=message.chat.id,
         card_id=message.message_id,
     )
-    ctx = Ctx(bot, db, standings, publisher, state, i18n, callback.from_user.id)
-    await show(ctx, d)
+    await show(ctx.waiting(), d)  # the correction's first card is awaited
 
 
 __all__ = ["router"]

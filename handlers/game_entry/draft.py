@@ -16,21 +16,13 @@ from typing import Any
 from bot.db.errors import InvalidDraft
 from bot.db.games import GameDraft, GameRecord, SeatDraft
 from bot.db.scoring_bridge import game_from_draft
-from scoring import PENALTY_RULES, SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
+from scoring import SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
+from scoring.judging import best_move_allowed
 
 DATA_KEY = "game_draft"
 
-# Step codes, in the order of the card (the number shown is the index + 1).
-STEPS = ("rt", "st", "ro", "d1", "n1", "bm", "re", "dq", "pe", "ex", "rv")
-TOURNAMENT_STEP = "tn"
-# 8.3.6: no best move when this many left by the day-1 vote.
-BEST_MOVE_DAY1_LIMIT = 2
-BEST_MOVE_MAX = 3
 # ``Draft.sel`` when no seat is selected (the penalties and judge's points steps open so).
 NO_SEAT = 0
-RESULT_CODES = {1: Result.RED, 2: Result.BLACK, 3: Result.DRAW}
-RED_ROLES = (Role.CIVILIAN, Role.SHERIFF)
-BLACK_ROLES = (Role.MAFIA, Role.DON)
 
 
 def new_token() -> str:
@@ -128,11 +120,7 @@ class Draft:
     @property
     def best_move_allowed(self) -> bool:
         """8.3: a first-killed player, and fewer than 2 left by the day-1 vote (8.3.6)."""
-        return (
-            self.first_killed is not None
-            and self.day1 is not None
-            and self.day1 < BEST_MOVE_DAY1_LIMIT
-        )
+        return best_move_allowed(self.first_killed, self.day1)
 
     @property
     def result_value(self) -> Result | None:
@@ -152,51 +140,10 @@ class Draft:
         self.bm_user = None
         self.bm_msg = None
 
-    # -- steps -----------------------------------------------------------------------
-
-    def applies(self, step: str) -> bool:
-        if step == "bm":
-            return self.best_move_allowed
-        if step == "ex":
-            return self.result != Result.DRAW.value  # 8.4.7
-        return step in STEPS
-
-    def step_done(self, step: str) -> bool:
-        """Whether the step is filled enough to go on."""
-        return {
-            "rt": self.round is not None and self.table is not None,
-            "st": self.seats_done,
-            "ro": self.roles_done,
-            "d1": self.day1 is not None,
-            "n1": self.night is not None,
-            "bm": self.bm_done or not self.best_move_allowed,
-            "re": self.result is not None,
-        }.get(step, True)
-
-    def visible_steps(self) -> list[str]:
-        return [s for s in STEPS if self.applies(s)]
-
-    def next_step(self, step: str) -> str:
-        steps = self.visible_steps()
-        if step not in steps:
-            return steps[0]
-        index = steps.index(step)
-        return steps[min(index + 1, len(steps) - 1)]
-
-    def previous_step(self, step: str) -> str | None:
-        steps = self.visible_steps()
-        if step not in steps:
-            return None
-        index = steps.index(step)
-        return steps[index - 1] if index > 0 else None
-
-    @property
-    def complete(self) -> bool:
-        """Every required step is filled: the review (and Save) can be reached."""
-        return all(self.step_done(s) for s in STEPS)
-
-    def step_number(self, step: str) -> int:
-        return STEPS.index(step) + 1 if step in STEPS else 0
+    def set_note(self, msgid: str, **params: Any) -> None:
+        """A one-line note (an English message id and its parameters) shown once, on the
+        next card."""
+        self.note = [msgid, params]
 
 
 _FIELDS = tuple(f.name for f in fields(Draft))
@@ -228,6 +175,12 @@ def draft_from_record(
         bm_by="judge",
         result=game.result.value,
     )
+    _seats_from_record(d, game)
+    return d
+
+
+def _seats_from_record(d: Draft, game: GameRecord) -> None:
+    """Roles, disqualifications, penalties and judge's points (with their approvals)."""
     for s in game.seats:
         if s.role is Role.SHERIFF:
             d.sheriff = s.seat
@@ -243,7 +196,6 @@ def draft_from_record(
             d.extras[str(s.seat)] = s.judge_extra
             if s.chief_approved:
                 d.approved[str(s.seat)] = [s.player_id, s.judge_extra]
-    return d
 
 
 def approved_seats(d: Draft) -> set[int]:
@@ -314,15 +266,3 @@ def problems(d: Draft, names: Mapping[int, str]) -> list[Problem]:
     if d.result is None:
         found = [p for p in found if p.rule != "result"]
     return found
-
-
-def penalty_allowed(role: Role | None, result: Result | None, rule: str) -> bool:
-    """D8: 8.5.1 and 8.5.3 need a civilian or the sheriff and a black win; 8.5.2 a
-    civilian; 8.5.4 mafia or the don and a red win."""
-    if role is None or result is None or rule not in PENALTY_RULES:
-        return False
-    if rule in ("8.5.1", "8.5.3"):
-        return role in RED_ROLES and result is Result.BLACK
-    if rule == "8.5.2":
-        return role is Role.CIVILIAN
-    return role in BLACK_ROLES and result is Result.RED

@@ -1,19 +1,20 @@
-"""The chief judge confirms or rejects a player a judge added at his table (step 2)."""
+"""The chief judge confirms or rejects a player a judge added at his table (step 2;
+the use case is ``bot.services.games.decide_table_player``)."""
 
 from __future__ import annotations
 
 import html
 import logging
 
-from aiogram import Bot, Router
+from aiogram import Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, players, staff
-from bot.db.connection import Database
-from bot.db.errors import NicknameTaken, PlayerHasGames, UserAlreadyPlayer
+from bot.services import Refusal
+from bot.services.games import decide_table_player
 from handlers.game_entry.callbacks import RosterDecision
+from handlers.game_entry.context import Deps
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.roster")
@@ -21,42 +22,13 @@ router = Router(name="game_entry.roster")
 
 @router.callback_query(RosterDecision.filter())
 async def decide_player(
-    callback: CallbackQuery, callback_data: RosterDecision, bot: Bot, db: Database
+    callback: CallbackQuery, callback_data: RosterDecision, deps: Deps
 ) -> None:
-    user_id = callback.from_user.id
-    async with db.read() as conn:
-        row = await players.get_player(conn, callback_data.id)
-        role = await staff.staff_role(conn, row.tournament_id, user_id) if row else None
-    if row is None:
-        await callback.answer(_("There is no such player."))
-        return
-    if role != "chief":
-        await callback.answer(_("Only the chief judge can confirm players."), show_alert=True)
-        return
-    if row.status != "pending":
-        await callback.answer(_("This was decided already."))
-        return
-    try:
-        async with db.transaction() as conn:
-            if callback_data.ok:
-                after = await players.confirm_player(conn, row.id, decided_by=user_id)
-            else:
-                after = await players.reject_player(conn, row.id, decided_by=user_id)
-            await audit.audit(
-                conn,
-                action="player.confirm" if callback_data.ok else "player.reject",
-                entity="player",
-                entity_id=row.id,
-                tournament_id=row.tournament_id,
-                actor_id=user_id,
-                before=row,
-                after=after,
-            )
-    except (NicknameTaken, UserAlreadyPlayer):
-        await callback.answer(_("The nickname or account is taken meanwhile."), show_alert=True)
-        return
-    except PlayerHasGames:
-        await callback.answer(_("He has played games; annul them first."), show_alert=True)
+    row = await decide_table_player(
+        deps.db, player_id=callback_data.id, actor=callback.from_user.id, confirm=callback_data.ok
+    )
+    if isinstance(row, Refusal):
+        await callback.answer(row.text(), show_alert=True if row.alert else None)
         return
     await callback.answer()
     name = f"<b>{html.escape(row.nickname)}</b>"
@@ -67,7 +39,7 @@ async def decide_player(
     )
     if callback.message is not None:
         try:
-            await bot.edit_message_text(
+            await deps.bot.edit_message_text(
                 text=text, chat_id=callback.message.chat.id,
                 message_id=callback.message.message_id,
             )

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.db import Database
-from bot.db.audit import audit, audit_entries
+from bot.db.audit import audit, audit_entries, record
 from bot.db.errors import (
     ChatBusy,
     InvalidNickname,
@@ -38,6 +38,7 @@ from bot.db.staff import add_staff, list_staff, remove_staff, staff_role
 from bot.db.tournaments import (
     TournamentRow,
     create_tournament,
+    current_for_chat,
     get_tournament,
     migrate_chat,
     running_tournament_for_chat,
@@ -297,6 +298,32 @@ async def test_audit_round_trips_rows(
     assert after["result"] == "red" and after["seats"][0]["role"] == "civilian"
     assert after["ended_at"] == ENDED.isoformat()
     assert entries[0].before is None and entries[0].actor_id == JUDGE
+
+
+async def test_the_groups_current_tournament_is_its_unfinished_else_latest(
+    db: Database, tournament: TournamentRow
+) -> None:
+    async with db.transaction() as conn:
+        assert await current_for_chat(conn, -100) == tournament
+        first = await set_status(conn, tournament.id, "finished")
+        assert await current_for_chat(conn, -100) == first  # finished, still its latest
+        second = await create_tournament(
+            conn, title="Second", distance=5, created_by=2, chat_id=-100
+        )
+        assert await current_for_chat(conn, -100) == second
+        second = await set_status(conn, second.id, "finished")
+        assert await current_for_chat(conn, -100) == second
+        assert await current_for_chat(conn, -999) is None
+
+
+async def test_record_names_the_entity_by_the_action(
+    db: Database, tournament: TournamentRow
+) -> None:
+    async with db.transaction() as conn:
+        await record(conn, "staff.add", JUDGE, tournament.id, CHIEF, after={"role": "judge"})
+        [entry] = await audit_entries(conn, tournament.id, entity="staff")
+    assert (entry.action, entry.entity, entry.entity_id) == ("staff.add", "staff", str(JUDGE))
+    assert entry.actor_id == CHIEF and entry.after == {"role": "judge"} and entry.before is None
 
 
 @given(st.text(min_size=1, max_size=80))

@@ -63,9 +63,9 @@ async def bot_factory(fake_telegram: FakeTelegram, tmp_path: Path, bot_token: st
     """Start bot processes: `await bot_factory(env={...}, api_url=..., wait_ready=...)`.
 
     Default env: BOT_TOKEN, TELEGRAM_API_URL=fake.base_url, DATABASE_PATH in tmp_path,
-    LOG_LEVEL=DEBUG, FLOOD_SCALE=the fake's time_scale; `env` overrides (None removes a variable); `cwd` defaults to the repo
-    root (where `make run` runs). Every process is stopped at teardown and its log is
-    printed if the test failed.
+    LOG_LEVEL=DEBUG, FLOOD_SCALE=the fake's time_scale; `env` overrides (None removes a
+    variable); `cwd` defaults to the repo root (where `make run` runs). Every process is
+    stopped at teardown and its log is printed if the test failed.
     """
     procs: list[BotProcess] = []
 

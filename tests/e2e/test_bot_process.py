@@ -9,11 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from .bot_process import BotFactory
+from .bot_process import REPO_ROOT, BotFactory
 from .fake_telegram import FakeTelegram
 
 STANDIN = '''
-import asyncio, logging, os, sys
+import asyncio, importlib.util, logging, os, sys
+
+# As the real bot does (bot/__init__.py): aiogram's models built lazily, so that a start
+# takes about a second, not four.
+spec = importlib.util.spec_from_file_location("aiogram_models", {models!r})
+models = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(models)
+models.install()
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
@@ -52,7 +59,8 @@ def standin(tmp_path: Path) -> Path:
     root = tmp_path / "standin"
     (root / "bot").mkdir(parents=True)
     (root / "bot" / "__init__.py").write_text("")
-    (root / "bot" / "__main__.py").write_text(STANDIN)
+    models = REPO_ROOT / "bot" / "aiogram_models.py"
+    (root / "bot" / "__main__.py").write_text(STANDIN.replace("{models!r}", repr(str(models))))
     return root
 
 

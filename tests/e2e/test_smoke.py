@@ -67,12 +67,13 @@ async def test_token_not_logged_when_api_unreachable(bot_factory: BotFactory,
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
         bot = await bot_factory(api_url=f"http://127.0.0.1:{port}", wait_ready=False)
-        # Wait (a few seconds at most) for it to fail a connection, then let it retry once.
-        for _ in range(50):
-            if not bot.is_running() or str(port) in bot.log_text():
+        # Wait (ten seconds at most) for it to fail a connection and to retry once: two
+        # lines of the log name the port.
+        for _ in range(500):
+            lines = bot.log_text().splitlines()
+            if not bot.is_running() or sum(str(port) in line for line in lines) >= 2:
                 break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(1.0)
+            await asyncio.sleep(0.02)
         bot.kill()
     log = bot.log_text()
     assert log.strip(), "the bot logged nothing; the test would prove nothing"
@@ -93,7 +94,8 @@ async def test_token_not_logged_on_server_errors_and_an_outage(
     fake.send_text(user, chat, "/help")  # its answer is refused: lost, and logged
     await fake.wait_until(lambda: fake.errors() and fake.errors()[-1].method == "sendMessage",
                           timeout=15, what="the refused answer")
-    await fake.restart(down=1.5)
+    # Down until the bot has found the server gone (a refused connection).
+    await fake.restart(until=lambda: "Cannot connect to host" in bot_process.log_text())
     mark = fake.seq
     fake.send_text(user, chat, "/help")
     await fake.wait_for_message(chat, "/join", after=mark, timeout=15)

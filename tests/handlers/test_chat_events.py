@@ -10,7 +10,7 @@ from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
 from tests.support import ApiError, BotHarness
-from tests.test_publishing import CHIEF, GROUP, draft, make_tournament, save
+from tests.test_publishing import CHIEF, GROUP, draft, make_tournament, publish_result, save
 
 ADMIN = 8201
 
@@ -48,7 +48,7 @@ async def test_bot_added_back_clears_the_mark_and_posts_what_waited(
     publisher: Publisher = harness.dispatcher["publisher"]
     await harness.send(harness.updates.my_chat_member(GROUP, admin, old="member", new="left"))
     game = await save(db, t.id, draft(1, 1, ids[:10]))
-    await publisher.game_saved(harness.bot, t.id, game, "Стол 1: победа красных")
+    await publish_result(db, publisher, harness.bot, t.id, game, "Стол 1: победа красных")
     assert harness.session.sent_texts(GROUP) == []  # the bot is not there
 
     await harness.send(
@@ -64,7 +64,8 @@ async def test_a_403_on_a_send_counts_as_removal(harness: BotHarness, db: Databa
     t, ids = await make_tournament(db)
     harness.session.fail_next("sendMessage", ApiError.kicked(), chat_id=GROUP)
     game = await save(db, t.id, draft(1, 1, ids[:10]))
-    await harness.dispatcher["publisher"].game_saved(harness.bot, t.id, game, "Стол 1")
+    publisher = harness.dispatcher["publisher"]
+    await publish_result(db, publisher, harness.bot, t.id, game, "Стол 1")
     assert (await stored(db, t.id)).bot_removed
     assert len(harness.session.sent_texts(CHIEF)) == 1
 
@@ -75,7 +76,8 @@ async def test_promoted_bot_pins_the_standings(harness: BotHarness, db: Database
         "pinChatMessage", ApiError.bad_request("not enough rights to manage pinned messages")
     )
     game = await save(db, t.id, draft(1, 1, ids[:10]))
-    await harness.dispatcher["publisher"].game_saved(harness.bot, t.id, game, "Стол 1")
+    publisher = harness.dispatcher["publisher"]
+    await publish_result(db, publisher, harness.bot, t.id, game, "Стол 1")
     message_id = (await stored(db, t.id)).standings_message_id
     assert harness.session.requests_of(PinChatMessage, delivered=True) == []
 

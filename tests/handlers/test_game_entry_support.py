@@ -151,7 +151,8 @@ class Driver:
 
     async def draft(self) -> dict[str, Any]:
         state = self.h.dispatcher.fsm.get_context(self.h.bot, self.user.id, self.user.id)
-        return (await state.get_data()).get(DATA_KEY, {})
+        found: dict[str, Any] = (await state.get_data()).get(DATA_KEY, {})
+        return found
 
     async def state(self) -> str | None:
         context = self.h.dispatcher.fsm.get_context(self.h.bot, self.user.id, self.user.id)

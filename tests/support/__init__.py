@@ -1,6 +1,7 @@
-"""Test support: an offline Telegram (recording session, scripted errors, server-side
-flood limits), realistic update factories, and a harness that feeds updates to any
-Dispatcher. See tests/test_support_session.py for usage."""
+"""Test support: one model of Telegram (``tg_model``) with an in-process front end (a
+recording aiogram session, scripted errors, flood limits), realistic update factories,
+and a harness that feeds updates to any Dispatcher; ``tests/e2e/fake_telegram.py`` serves
+the same model over HTTP. See tests/test_support_session.py for usage."""
 
 from .harness import BotHarness
 from .telegram import (

@@ -38,7 +38,7 @@ class BotHarness:
     ) -> None:
         self.session = session if session is not None else RecordingSession(limits=limits)
         self.bot = Bot(token, session=self.session, default=default)
-        self.session.bot = self.bot  # so updates built before the first request are bound
+        self.session.bind(self.bot)  # so updates built before the first request are bound
         self.dispatcher = dispatcher if dispatcher is not None else Dispatcher()
         self.updates = UpdateFactory(self.session, bot_username=self.session.bot_username)
         self.workflow_data = workflow_data

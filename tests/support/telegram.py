@@ -1,17 +1,23 @@
-"""An offline Telegram for tests.
+"""Telegram in-process, for handler tests: the shared model (``tg_model.Telegram``)
+behind an aiogram session.
 
-* :class:`RecordingSession` - an aiogram ``BaseSession`` that records every request and
-  answers it like the Bot API would, without network. Requests go through the session
-  middleware chain exactly as with ``AiohttpSession``, and every answer (success or
-  error) is rendered as a JSON response and parsed by ``BaseSession.check_response``,
-  so handlers get the same bound objects and the same exceptions as in production.
-* :class:`ApiError` - scripted error responses (429, migrate, "message is not modified",
-  "bot can't initiate conversation", ...) for :meth:`RecordingSession.fail_next`.
-* :class:`Limits` - optional server-side flood limits: the session answers 429 when a
-  client exceeds them and counts ``violations`` (requests sent before a ``retry_after``
-  expired), which is how flood-control tests prove nothing was mishandled.
-* :class:`UpdateFactory` - incoming updates with the fields Telegram really sends.
+* :class:`RecordingSession` - an aiogram ``BaseSession`` that records every request,
+  encodes it as aiogram's HTTP session does (``prepare_value``, files read) and has the
+  model answer it; every answer, success or error, is rendered as JSON and parsed by
+  ``BaseSession.check_response``, so handlers get the same bound objects and the same
+  exceptions as in production. Requests go through the session middleware chain.
+* :class:`ApiError` - Telegram's error answers (429, migrate, "message is not
+  modified", "bot can't initiate conversation", ...) for :meth:`RecordingSession.fail_next`.
+* :class:`Limits` - optional flood limits: 429 ``retry_after`` when a client exceeds
+  them, and ``violations`` (requests sent before a ``retry_after`` expired), which is
+  how flood-control tests prove nothing was mishandled.
+* :class:`UpdateFactory` - incoming updates with the fields Telegram really sends, the
+  messages stored in the model (the bot can reply to them, edit its own).
 * :func:`buttons` - flatten an inline keyboard to ``(text, callback_data)`` pairs.
+
+The world is lenient where handler tests need it: a chat the bot writes to that was
+never set up is found (``Telegram(preexisting=True)``), and users made by the factory
+have pressed Start. Everything else is Telegram's behaviour, as over HTTP in e2e tests.
 """
 
 from __future__ import annotations
@@ -19,32 +25,32 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import math
 import time
-import zlib
-from collections import deque
-from collections.abc import AsyncGenerator, Callable, Hashable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiogram.client.session.base import BaseSession
-from aiogram.exceptions import TelegramRetryAfter
 from aiogram.methods import TelegramMethod
-from aiogram.types import (
-    ChatMemberAdministrator,
-    ChatMemberBanned,
-    ChatMemberLeft,
-    ChatMemberMember,
-    ChatMemberOwner,
-    ChatMemberRestricted,
-    InlineKeyboardMarkup,
-    InputFile,
-    Message,
-    TelegramObject,
-    Update,
-    User,
+from aiogram.types import InlineKeyboardMarkup, InputFile, Message, TelegramObject, Update, User
+
+from .tg_model import (
+    ANONYMOUS_ADMIN_ID,
+    JSON,
+    ApiError,
+    Chat,
+    Limits,
+    Params,
+    Request,
+    StoredMessage,
+    Telegram,
+    UploadedFile,
+    auto_entities,
+    decode_params,
+    unix,
 )
+from .tg_model import User as TgUser
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -67,215 +73,46 @@ BOT_TOKEN = "42:TEST"
 BOT_ID = 42
 BOT_USERNAME = "mafia_test_bot"
 BOT_FIRST_NAME = "Mafia Test Bot"
-# Telegram's placeholder sender for messages of anonymous group admins.
-ANONYMOUS_ADMIN_ID = 1087968824
 
 ChatId = int | str
-Json = dict[str, Any]
 M = TypeVar("M", bound=TelegramMethod[Any])
 Matcher = str | type[TelegramMethod[Any]] | Callable[[TelegramMethod[Any]], bool] | None
+_MISSING = object()
 
 
-def _utf16_len(text: str) -> int:
-    # Telegram measures entity offsets and lengths in UTF-16 code units.
-    return len(text.encode("utf-16-le")) // 2
-
-
-def _dump(obj: TelegramObject) -> Json:
+def _dump(obj: TelegramObject) -> JSON:
     return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def _timestamp(date: datetime | int | None) -> int:
-    if date is None:
-        return int(time.time())
-    if isinstance(date, datetime):
-        return int(date.timestamp())
-    return date
+def _to_json(value: Any) -> Any:
+    if isinstance(value, TelegramObject):
+        return _dump(value)
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    return value
 
 
-def _is_group(chat_id: ChatId) -> bool:
-    return isinstance(chat_id, str) or chat_id < 0
+def _text_of(method: TelegramMethod[Any]) -> str | None:
+    for attr in ("text", "caption"):
+        value = getattr(method, attr, None)
+        if isinstance(value, str):
+            return value
+    return None
 
 
-# ---------------------------------------------------------------------------- errors
+def _matcher(match: Matcher, chat_id: ChatId | None) -> Callable[[TelegramMethod[Any]], bool]:
+    def matches(method: TelegramMethod[Any]) -> bool:
+        if chat_id is not None and getattr(method, "chat_id", None) != chat_id:
+            return False
+        if match is None:
+            return True
+        if isinstance(match, str):
+            return match in (method.__api_method__, type(method).__name__)
+        if isinstance(match, type):
+            return isinstance(method, match)
+        return match(method)
 
-
-@dataclass(frozen=True, slots=True)
-class ApiError:
-    """An error response as the Bot API sends it; descriptions are Telegram's own."""
-
-    error_code: int
-    description: str
-    retry_after: int | None = None
-    migrate_to_chat_id: int | None = None
-
-    def payload(self) -> Json:
-        data: Json = {"ok": False, "error_code": self.error_code, "description": self.description}
-        parameters = {
-            key: value
-            for key, value in (
-                ("retry_after", self.retry_after),
-                ("migrate_to_chat_id", self.migrate_to_chat_id),
-            )
-            if value is not None
-        }
-        if parameters:
-            data["parameters"] = parameters
-        return data
-
-    @classmethod
-    def flood(cls, retry_after: int) -> ApiError:
-        """429 -> ``TelegramRetryAfter``."""
-        return cls(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
-
-    @classmethod
-    def migrated(cls, new_chat_id: int) -> ApiError:
-        """Group upgraded to a supergroup -> ``TelegramMigrateToChat``."""
-        return cls(
-            400,
-            "Bad Request: group chat was upgraded to a supergroup chat",
-            migrate_to_chat_id=new_chat_id,
-        )
-
-    @classmethod
-    def bad_request(cls, reason: str) -> ApiError:
-        """400 -> ``TelegramBadRequest``."""
-        return cls(400, f"Bad Request: {reason}")
-
-    @classmethod
-    def forbidden(cls, reason: str) -> ApiError:
-        """403 -> ``TelegramForbiddenError``."""
-        return cls(403, f"Forbidden: {reason}")
-
-    @classmethod
-    def not_modified(cls) -> ApiError:
-        return cls.bad_request(
-            "message is not modified: specified new message content and reply markup are "
-            "exactly the same as a current content and reply markup of the message"
-        )
-
-    @classmethod
-    def message_to_edit_not_found(cls) -> ApiError:
-        return cls.bad_request("message to edit not found")
-
-    @classmethod
-    def chat_not_found(cls) -> ApiError:
-        return cls.bad_request("chat not found")
-
-    @classmethod
-    def query_too_old(cls) -> ApiError:
-        return cls.bad_request(
-            "query is too old and response timeout expired or query ID is invalid"
-        )
-
-    @classmethod
-    def cant_initiate(cls) -> ApiError:
-        """The user never pressed Start in the bot's private chat."""
-        return cls.forbidden("bot can't initiate conversation with a user")
-
-    @classmethod
-    def blocked(cls) -> ApiError:
-        return cls.forbidden("bot was blocked by the user")
-
-    @classmethod
-    def kicked(cls) -> ApiError:
-        return cls.forbidden("bot was kicked from the supergroup chat")
-
-
-# ---------------------------------------------------------------------------- limits
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Flood limits the fake server enforces, as in Telegram's bot FAQ.
-
-    ``time_scale`` shrinks every period: with 0.02 "a second" lasts 20 ms, so a
-    20-per-minute group limit can be exercised in 1.2 s. ``retry_after`` values stay
-    whole real seconds (at least 1), as Telegram sends them.
-    """
-
-    per_chat_burst: int = 3  # a chat may get this many at once ...
-    per_chat_per_second: int = 1  # ... then this many a second
-    group_per_minute: int = 20
-    global_per_second: int = 30
-    time_scale: float = 1.0
-
-
-# Which requests the fake server counts as messages. Deliberately written apart from
-# bot.flood so flood tests check the client against an independent model.
-_COUNTED_EXTRA = frozenset(
-    {
-        "copyMessage",
-        "copyMessages",
-        "forwardMessage",
-        "forwardMessages",
-        "pinChatMessage",
-        "stopPoll",
-        "stopMessageLiveLocation",
-    }
-)
-_BULK = {"sendMediaGroup": "media", "copyMessages": "message_ids", "forwardMessages": "message_ids"}
-
-
-def _is_message_request(method: TelegramMethod[Any]) -> bool:
-    name = method.__api_method__
-    if name == "sendChatAction":
-        return False
-    return (
-        name.startswith("send")
-        or (name.startswith("edit") and "Message" in name)
-        or name in _COUNTED_EXTRA
-    )
-
-
-def _message_count(method: TelegramMethod[Any]) -> int:
-    attr = _BULK.get(method.__api_method__)
-    items = getattr(method, attr, None) if attr else None
-    return len(items) if isinstance(items, list) and items else 1
-
-
-class _Log:
-    """Arrival times of accepted requests within one limit's window."""
-
-    def __init__(self, rate: int, period: float) -> None:
-        self.rate = rate
-        self.period = period
-        self.stamps: deque[float] = deque()
-
-    def wait(self, now: float, count: int) -> float:
-        while self.stamps and self.stamps[0] + self.period <= now:
-            self.stamps.popleft()
-        excess = len(self.stamps) + min(count, self.rate) - self.rate
-        return 0.0 if excess <= 0 else self.stamps[excess - 1] + self.period - now
-
-    def add(self, now: float, count: int) -> None:
-        self.stamps.extend([now] * min(count, self.rate))
-
-
-class _Bucket:
-    """A chat's allowance as Telegram applies it: a burst, then a steady rate."""
-
-    def __init__(self, burst: int, rate: int, period: float) -> None:
-        self.burst = burst
-        self.interval = period / rate
-        self.tokens = float(burst)
-        self.last: float | None = None
-
-    def _refill(self, now: float) -> None:
-        if self.last is not None:
-            self.tokens = min(self.burst, self.tokens + (now - self.last) / self.interval)
-        self.last = now
-
-    def wait(self, now: float, count: int) -> float:
-        self._refill(now)
-        return 0.0 if self.tokens >= 1 - 1e-9 else (1 - self.tokens) * self.interval
-
-    def add(self, now: float, count: int) -> None:
-        self._refill(now)
-        self.tokens -= 1
-
-
-# ---------------------------------------------------------------------------- session
+    return matches
 
 
 @dataclass(eq=False)
@@ -297,55 +134,17 @@ class Call:
         return self.method.__api_method__
 
 
-@dataclass(eq=False)
-class _Scripted:
-    matches: Callable[[TelegramMethod[Any]], bool]
-    outcome: ApiError | BaseException
-    remaining: int
-
-
-def _matcher(match: Matcher, chat_id: ChatId | None) -> Callable[[TelegramMethod[Any]], bool]:
-    def matches(method: TelegramMethod[Any]) -> bool:
-        if chat_id is not None and getattr(method, "chat_id", None) != chat_id:
-            return False
-        if match is None:
-            return True
-        if isinstance(match, str):
-            return match in (method.__api_method__, type(method).__name__)
-        if isinstance(match, type):
-            return isinstance(method, match)
-        return match(method)
-
-    return matches
-
-
-# send* methods that carry one file, and the Message field Telegram fills for it.
-_MEDIA_KINDS = (
-    "photo",
-    "document",
-    "video",
-    "audio",
-    "voice",
-    "animation",
-    "sticker",
-    "video_note",
-)
-
-
 class RecordingSession(BaseSession):
-    """Records every request and answers like the Bot API, offline.
+    """Records every request and has the shared Telegram model answer it, offline.
 
-    :param limits: enforce server-side flood limits (429 + ``violations``); None = unlimited.
-    :param clock: monotonic clock for limits and ``retry_after`` penalties.
-    :param latency: simulated round trip in seconds (half before the server sees the
+    :param limits: flood limits (429 + ``violations``); None = unlimited. A scripted 429
+        starts a ``retry_after`` ban all the same: requests during it get 429 again and
+        count in ``violations``.
+    :param clock: monotonic clock for limits and ``retry_after`` bans.
+    :param latency: simulated round trip in seconds (half before the model sees the
         request, half after), or a callable returning one; lets requests overlap.
-    :param bot_status: the bot's status in groups for ``getChatMember`` / admin lists.
-    :param strict_edits: answer edits of unknown messages with "message to edit not
-        found" and no-op edits with "message is not modified", as Telegram does.
-
-    A scripted or limit-triggered 429 starts a ``retry_after`` penalty for that chat
-    (or bot-wide for the global limit); requests during it are answered 429 again and
-    counted in ``violations``, even without ``limits``.
+    :param bot_status: the bot's status in groups nobody set up.
+    :param record: keep every call in ``calls`` (the bench turns it off).
     """
 
     def __init__(
@@ -355,42 +154,40 @@ class RecordingSession(BaseSession):
         clock: Callable[[], float] = time.monotonic,
         latency: float | Callable[[], float] = 0.0,
         bot_status: str = "administrator",
-        strict_edits: bool = False,
         bot_first_name: str = BOT_FIRST_NAME,
         bot_username: str = BOT_USERNAME,
+        record: bool = True,
     ) -> None:
         super().__init__()
-        self.limits = limits
+        self.telegram = Telegram(bot_id=BOT_ID, bot_username=bot_username,
+                                 bot_first_name=bot_first_name, limits=limits, clock=clock,
+                                 preexisting=True, bot_status=bot_status)
         self.clock = clock
         self.latency = latency
-        self.bot_status = bot_status
-        self.strict_edits = strict_edits
-        self.bot_first_name = bot_first_name
-        self.bot_username = bot_username
+        self.record = record
         self.closed = False
         self.bot: Bot | None = None  # last bot seen, to bind objects built by helpers
-
         self.calls: list[Call] = []
-        self.violations = 0  # requests made while a retry_after was still running
-        self.limit_hits = 0  # 429s answered because ``limits`` were exceeded
-
-        self.chats: dict[ChatId, Json] = {}  # known chats, Telegram JSON
-        self.users: dict[int, Json] = {}  # known users, Telegram JSON
-        self.members: dict[tuple[int, int], Json] = {}  # (chat_id, user_id) -> ChatMember JSON
-        self.commands: dict[tuple[str, str], list[Json]] = {}  # (scope, language) -> commands
-
-        self._scripted: list[_Scripted] = []
         self._results: dict[type[TelegramMethod[Any]], Any] = {}
-        self._messages: dict[tuple[int, int], Json] = {}
-        self._last_bot_message: dict[int, int] = {}
-        self._message_ids: dict[int, itertools.count[int]] = {}
-        self._file_ids = itertools.count(1)
-        self._penalties: dict[Hashable, float] = {}
-        self._chat_logs: dict[Hashable, _Bucket] = {}
-        self._group_logs: dict[Hashable, _Log] = {}
-        self._global_log: _Log | None = None
-        if limits is not None:
-            self._global_log = _Log(limits.global_per_second, limits.time_scale)
+        self._violations_seen = 0
+        self._limit_hits_seen = 0
+
+    @property
+    def limits(self) -> Limits | None:
+        return self.telegram.limits
+
+    @property
+    def bot_username(self) -> str:
+        return self.telegram.bot_user.username or ""
+
+    @property
+    def bot_first_name(self) -> str:
+        return self.telegram.bot_user.first_name
+
+    def bind(self, bot: Bot) -> None:
+        """Answer as ``bot`` (its id is the model's bot id)."""
+        self.bot = bot
+        self.telegram.bot_user.id = bot.id
 
     # -- BaseSession -------------------------------------------------------------
 
@@ -413,14 +210,18 @@ class RecordingSession(BaseSession):
         method: TelegramMethod[Any],
         timeout: int | None = None,  # noqa: ASYNC109 - BaseSession's signature
     ) -> Any:
-        self.bot = bot
+        if bot is not self.bot:
+            self.bind(bot)
+            _warm_up(self, bot)
         latency = self.latency() if callable(self.latency) else self.latency
         if latency:
             await asyncio.sleep(latency / 2)
+        params = await self._params(bot, method)
         call = Call(method, self.clock())
-        self.calls.append(call)
+        if self.record:
+            self.calls.append(call)
         try:
-            call.result = self._serve(bot, method, call.at)
+            call.result = self._serve(bot, method, params)
         except Exception as e:
             call.error = e
         call.done = True
@@ -429,6 +230,43 @@ class RecordingSession(BaseSession):
         if call.error is not None:
             raise call.error
         return call.result
+
+    async def _params(self, bot: Bot, method: TelegramMethod[Any]) -> Params:
+        """The request as aiogram's HTTP session would post it, decoded as Telegram does."""
+        files: dict[str, InputFile] = {}
+        raw: JSON = {}
+        for key, value in method.model_dump(warnings=False).items():
+            prepared = self.prepare_value(value, bot=bot, files=files)
+            if prepared:
+                raw[key] = prepared
+        uploads = {}
+        for key, file in files.items():
+            data = b"".join([chunk async for chunk in file.read(bot)])
+            uploads[key] = UploadedFile(key, file.filename or key, None, data)
+        return Params(raw, uploads)
+
+    def _serve(self, bot: Bot, method: TelegramMethod[Any], params: Params) -> Any:
+        name = method.__api_method__
+        try:
+            params.data = decode_params(params.data)
+            custom = self._results.get(type(method), _MISSING)
+            if custom is not _MISSING:
+                self.telegram.admit(Request(name, params, method))
+                if callable(custom) and not isinstance(custom, TelegramObject):
+                    custom = custom(method)
+                result = _to_json(custom)
+            else:
+                result = self.telegram.call(name, params, source=method)
+        except ApiError as error:
+            if error.error_code == 501 and "does not emulate" in error.description:
+                raise NotImplementedError(
+                    f"the fake Telegram does not emulate {name!r} ({type(method).__name__}): "
+                    f"script an answer with session.set_result({type(method).__name__}, ...) "
+                    "or emulate it in tests/support/tg_model.py") from None
+            self.check_response(bot, method, error.error_code, json.dumps(error.body()))
+            raise AssertionError(f"check_response accepted {error!r}") from None
+        content = json.dumps({"ok": True, "result": result})
+        return self.check_response(bot, method, 200, content).result
 
     # -- scripting -----------------------------------------------------------------
 
@@ -447,14 +285,14 @@ class RecordingSession(BaseSession):
         :class:`ApiError` goes through ``check_response`` (exactly what aiogram raises);
         an exception instance is raised as is (e.g. ``TelegramNetworkError``).
         """
-        self._scripted.append(_Scripted(_matcher(match, chat_id), error, times))
+        matches = _matcher(match, chat_id)
+        self.telegram.script(lambda r: r.source is not None and matches(r.source), error,
+                             times=times)
 
     def set_result(self, method_type: type[TelegramMethod[Any]], result: Any) -> None:
-        """Answer every ``method_type`` request with ``result``.
-
-        ``result`` is Telegram JSON, a TelegramObject (or a list of them), or a
-        callable taking the method and returning one of those.
-        """
+        """Answer every ``method_type`` request with ``result`` (for a method the model
+        does not emulate): Telegram JSON, a TelegramObject (or a list of them), or a
+        callable taking the method and returning one of those."""
         self._results[method_type] = result
 
     def set_chat_member(
@@ -462,29 +300,38 @@ class RecordingSession(BaseSession):
     ) -> None:
         """What ``getChatMember(chat_id, user)`` answers (status: creator, administrator,
         member, restricted, left, kicked); ``fields`` override rights/flags."""
-        user_json = self._user_json(user)
-        self.members[(chat_id, user_json["id"])] = _member_json(status, user_json, **fields)
+        tg = self.telegram
+        chat = tg.add_group(chat_id) if chat_id < 0 else tg.chats[_model_user(tg, chat_id).id]
+        user_id = user if isinstance(user, int) else user.id
+        who = tg.bot_user if user_id == tg.bot_id else _model_user(tg, user)
+        tg.set_member(chat, who, status, **fields)
 
-    # -- ids and registries (shared with UpdateFactory) -----------------------------
+    # -- the world (shared with UpdateFactory) ------------------------------------
+
+    @property
+    def chats(self) -> dict[int, Chat]:
+        """Known chats by id."""
+        return self.telegram.chats
+
+    def register_chat(self, chat: JSON) -> JSON:
+        """A chat given as Telegram JSON (a user's private chat or a group)."""
+        if chat["type"] == "private":
+            user = self.telegram.users.get(chat["id"]) or _add_user(
+                self.telegram, chat["id"], chat.get("first_name", "Test"),
+                username=chat.get("username"), last_name=chat.get("last_name"))
+            return self.telegram.chats[user.id].to_api()
+        extra = {k: v for k, v in chat.items() if k not in ("id", "type", "title")}
+        return self.telegram.add_group(chat["id"], chat.get("title"), type=chat["type"],
+                                       **extra).to_api()
 
     def next_message_id(self, chat_id: int) -> int:
-        """Message ids grow per chat and are shared by incoming and outgoing messages."""
-        counter = self._message_ids.setdefault(chat_id, itertools.count(1))
-        return next(counter)
+        """The id the next message in ``chat_id`` gets (incoming and outgoing share them)."""
+        return self.telegram.chats[chat_id].next_message_id
 
-    def register_chat(self, chat: Json) -> None:
-        self.chats[chat["id"]] = chat
-        if chat.get("username"):
-            self.chats["@" + chat["username"]] = chat
-
-    def register_user(self, user: Json) -> None:
-        self.users[user["id"]] = user
-
-    def store_message(self, message: Json) -> None:
-        self._messages[(message["chat"]["id"], message["message_id"])] = message
-
-    def stored_message(self, chat_id: int, message_id: int) -> Json | None:
-        return self._messages.get((chat_id, message_id))
+    def stored_message(self, chat_id: int, message_id: int) -> JSON | None:
+        chat = self.telegram.chats.get(chat_id)
+        found = self.telegram.find(chat, message_id) if chat is not None else None
+        return None if found is None or found.deleted else found.to_api()
 
     # -- inspection -----------------------------------------------------------------
 
@@ -497,6 +344,19 @@ class RecordingSession(BaseSession):
     def delivered(self) -> list[TelegramMethod[Any]]:
         """Requests that succeeded."""
         return [call.method for call in self.calls if call.ok]
+
+    @property
+    def violations(self) -> int:
+        """Requests made while a ``retry_after`` was still running (since ``clear``)."""
+        return len(self.telegram.flood_violations) - self._violations_seen
+
+    @property
+    def limit_hits(self) -> int:
+        """429s answered because ``limits`` were exceeded (since ``clear``)."""
+        return self._limit_hits() - self._limit_hits_seen
+
+    def _limit_hits(self) -> int:
+        return sum(e.scope != "injected" and not e.during_ban for e in self.telegram.flood_events)
 
     def requests_of(self, method_type: type[M], *, delivered: bool = False) -> list[M]:
         methods = self.delivered if delivered else self.requests
@@ -517,7 +377,7 @@ class RecordingSession(BaseSession):
         return texts
 
     def last_text(self, chat_id: ChatId) -> str | None:
-        """Text or caption of the latest successful send or edit in ``chat_id``."""
+        """Text or caption of the latest successful send or edit in ``chat_id``, as sent."""
         for method in reversed(self.delivered):
             if getattr(method, "chat_id", None) == chat_id and (text := _text_of(method)):
                 return text
@@ -535,520 +395,82 @@ class RecordingSession(BaseSession):
 
     def message(self, chat_id: int, message_id: int) -> Message | None:
         """A message as it looks now (after edits), bound to the bot."""
-        stored = self._messages.get((chat_id, message_id))
-        return None if stored is None else self._bind(Message, stored)
+        chat = self.telegram.chats.get(chat_id)
+        found = self.telegram.find(chat, message_id) if chat is not None else None
+        return None if found is None or found.deleted else self._bind(found.to_api())
 
     def last_message(self, chat_id: int) -> Message | None:
         """The bot's most recent message in ``chat_id``, as it looks now."""
-        message_id = self._last_bot_message.get(chat_id)
-        return None if message_id is None else self.message(chat_id, message_id)
+        sent = self.telegram.messages(chat_id)
+        return self._bind(sent[-1].to_api()) if sent else None
 
     def clear(self) -> None:
         """Forget recorded calls and counters; chats, messages and scripts stay."""
         self.calls.clear()
-        self.violations = 0
-        self.limit_hits = 0
+        self._violations_seen = len(self.telegram.flood_violations)
+        self._limit_hits_seen = self._limit_hits()
 
-    # -- the fake server --------------------------------------------------------------
-
-    def _serve(self, bot: Bot, method: TelegramMethod[Any], now: float) -> Any:
-        counted = _is_message_request(method)
-        chat = getattr(method, "chat_id", None)
-        chat_key: Hashable = chat
-        if chat is None:
-            chat_key = getattr(method, "inline_message_id", None)
-        penalty_keys: list[Hashable] = (
-            [("messages", chat_key), ("messages", "*")]
-            if counted
-            else [(method.__api_method__, chat_key)]
-        )
-        remaining = max((self._penalties.get(key, 0.0) - now for key in penalty_keys), default=0)
-        if remaining > 0:
-            self.violations += 1
-            self._raise(bot, method, ApiError.flood(max(1, math.ceil(remaining))))
-
-        for scripted in self._scripted:
-            if scripted.remaining > 0 and scripted.matches(method):
-                scripted.remaining -= 1
-                self._scripted = [s for s in self._scripted if s.remaining > 0]
-                outcome = scripted.outcome
-                retry_after = (
-                    outcome.retry_after
-                    if isinstance(outcome, ApiError | TelegramRetryAfter)
-                    else None
-                )
-                if retry_after:
-                    self._penalties[penalty_keys[0]] = now + retry_after
-                if isinstance(outcome, ApiError):
-                    self._raise(bot, method, outcome)
-                raise outcome
-
-        if counted and self.limits is not None:
-            self._enforce_limits(bot, method, chat, now)
-        return self._respond(bot, method)
-
-    def _enforce_limits(
-        self, bot: Bot, method: TelegramMethod[Any], chat: ChatId | None, now: float
-    ) -> None:
-        assert self.limits is not None and self._global_log is not None
-        limits = self.limits
-        count = _message_count(method)
-        logs: list[tuple[_Log | _Bucket, Hashable, int]] = []
-        if chat is not None:
-            chat_log = self._chat_logs.get(chat)
-            if chat_log is None:
-                chat_log = self._chat_logs[chat] = _Bucket(
-                    limits.per_chat_burst, limits.per_chat_per_second, limits.time_scale
-                )
-            logs.append((chat_log, ("messages", chat), 1))  # an album is one burst
-            if _is_group(chat):
-                group_log = self._group_logs.get(chat)
-                if group_log is None:
-                    group_log = self._group_logs[chat] = _Log(
-                        limits.group_per_minute, 60 * limits.time_scale
-                    )
-                logs.append((group_log, ("messages", chat), count))
-        logs.append((self._global_log, ("messages", "*"), count))
-
-        for log, key, n in logs:
-            if (wait := log.wait(now, n)) > 0:
-                self.limit_hits += 1
-                retry_after = max(1, math.ceil(wait))
-                self._penalties[key] = now + retry_after
-                self._raise(bot, method, ApiError.flood(retry_after))
-        for log, _, n in logs:
-            log.add(now, n)
-
-    def _raise(self, bot: Bot, method: TelegramMethod[Any], error: ApiError) -> NoReturn:
-        self.check_response(bot, method, error.error_code, json.dumps(error.payload()))
-        raise AssertionError(f"check_response accepted error payload {error}")  # unreachable
-
-    def _ok(self, bot: Bot, method: TelegramMethod[Any], result: Any) -> Any:
-        response = self.check_response(bot, method, 200, json.dumps({"ok": True, "result": result}))
-        return response.result
-
-    def _bind(self, model: type[TelegramObject], data: Json) -> Any:
+    def _bind(self, data: JSON) -> Message:
         context = {"bot": self.bot} if self.bot is not None else None
-        return model.model_validate(data, context=context)
-
-    def _respond(self, bot: Bot, method: TelegramMethod[Any]) -> Any:
-        custom = self._results.get(type(method), _MISSING)
-        if custom is not _MISSING:
-            if callable(custom) and not isinstance(custom, TelegramObject):
-                custom = custom(method)
-            return self._ok(bot, method, _to_json(custom))
-
-        name = method.__api_method__
-        if name in _SIMPLE_SENDS:
-            return self._ok(bot, method, self._new_message(bot, method, self._content(method)))
-        # Other canned answers are methods named after the API method: _api_getMe ...
-        handler = getattr(self, "_api_" + name, None)
-        if handler is not None:
-            return self._ok(bot, method, handler(bot, method))
-        if method.__returning__ is bool:
-            return self._ok(bot, method, True)
-        raise NotImplementedError(
-            f"RecordingSession has no canned answer for {name!r} "
-            f"({type(method).__name__}); script one with "
-            f"session.set_result({type(method).__name__}, ...) or add it to "
-            "tests/support/telegram.py"
-        )
-
-    # -- JSON builders ------------------------------------------------------------------
-
-    def _bot_user(self, bot: Bot) -> Json:
-        return {
-            "id": bot.id,
-            "is_bot": True,
-            "first_name": self.bot_first_name,
-            "username": self.bot_username,
-        }
-
-    def _user_json(self, user: User | int) -> Json:
-        if isinstance(user, User):
-            return _dump(user)
-        return self.users.get(user) or {"id": user, "is_bot": False, "first_name": f"User {user}"}
-
-    def _chat_json(self, chat_id: ChatId) -> Json:
-        known = self.chats.get(chat_id)
-        if known is not None:
-            return known
-        chat: Json
-        if isinstance(chat_id, str):  # "@channelusername"
-            username = chat_id.lstrip("@")
-            numeric = -1_000_000_000_000 - zlib.crc32(username.encode())
-            chat = {"id": numeric, "type": "channel", "title": username, "username": username}
-        elif chat_id > 0:
-            user = self._user_json(chat_id)
-            chat = {"id": chat_id, "type": "private", "first_name": user["first_name"]}
-            for key in ("last_name", "username"):
-                if key in user:
-                    chat[key] = user[key]
-        else:
-            chat = {"id": chat_id, "type": "supergroup", "title": f"Test group {chat_id}"}
-        self.register_chat(chat)
-        return chat
-
-    def _file(self, kind: str, source: Any) -> Json:
-        n = next(self._file_ids)
-        file_id = source if isinstance(source, str) else f"TEST-{kind}-{n}"
-        data: Json = {"file_id": file_id, "file_unique_id": f"U{kind}{n}", "file_size": 1024}
-        if isinstance(source, InputFile) and source.filename:
-            data["file_name"] = source.filename
-        return data
-
-    def _media(self, kind: str, source: Any) -> Any:
-        file = self._file(kind, source)
-        if kind == "photo":
-            small = {**file, "file_unique_id": file["file_unique_id"] + "s", "file_size": 256}
-            return [{**small, "width": 90, "height": 90}, {**file, "width": 1280, "height": 720}]
-        extra: dict[str, Json] = {
-            "document": {},
-            "video": {"width": 1280, "height": 720, "duration": 5},
-            "audio": {"duration": 5},
-            "voice": {"duration": 5},
-            "animation": {"width": 320, "height": 240, "duration": 3},
-            "sticker": {
-                "type": "regular",
-                "width": 512,
-                "height": 512,
-                "is_animated": False,
-                "is_video": False,
-            },
-            "video_note": {"length": 240, "duration": 5},
-        }
-        return {**file, **extra[kind]}
-
-    def _content(self, method: TelegramMethod[Any]) -> Json:
-        """The Message fields a send* request fills."""
-        content: Json = {}
-        for kind in _MEDIA_KINDS:
-            source = getattr(method, kind, None)
-            if source is not None:
-                content[kind] = self._media(kind, source)
-        for text_field, entities_field in (("text", "entities"), ("caption", "caption_entities")):
-            value = getattr(method, text_field, None)
-            if isinstance(value, str):
-                content[text_field] = value
-                entities = getattr(method, entities_field, None)
-                if entities:
-                    content[entities_field] = [_dump(e) for e in entities]
-        name = method.__api_method__
-        if name == "sendDice":
-            emoji = getattr(method, "emoji", None)
-            content["dice"] = {"emoji": emoji if isinstance(emoji, str) else "🎲", "value": 1}
-        elif name == "sendLocation":
-            content["location"] = {
-                "latitude": method.latitude,  # type: ignore[attr-defined]
-                "longitude": method.longitude,  # type: ignore[attr-defined]
-            }
-        elif name == "sendContact":
-            content["contact"] = {
-                "phone_number": method.phone_number,  # type: ignore[attr-defined]
-                "first_name": method.first_name,  # type: ignore[attr-defined]
-            }
-        return content
-
-    def _new_message(self, bot: Bot, method: TelegramMethod[Any], content: Json) -> Json:
-        chat = self._chat_json(method.chat_id)  # type: ignore[attr-defined]
-        message: Json = {
-            "message_id": self.next_message_id(chat["id"]),
-            "date": int(time.time()),
-            "chat": chat,
-        }
-        if chat["type"] == "channel":
-            message["sender_chat"] = chat
-        else:
-            message["from"] = self._bot_user(bot)
-        thread_id = getattr(method, "message_thread_id", None)
-        if isinstance(thread_id, int):
-            message["message_thread_id"] = thread_id
-            message["is_topic_message"] = True
-        reply_params = getattr(method, "reply_parameters", None)
-        reply_id = getattr(reply_params, "message_id", None) or getattr(
-            method, "reply_to_message_id", None
-        )
-        if isinstance(reply_id, int) and (replied := self.stored_message(chat["id"], reply_id)):
-            message["reply_to_message"] = {
-                k: v for k, v in replied.items() if k != "reply_to_message"
-            }
-        message.update(content)
-        markup = getattr(method, "reply_markup", None)
-        if isinstance(markup, InlineKeyboardMarkup):  # only inline keyboards come back
-            message["reply_markup"] = _dump(markup)
-        self.store_message(message)
-        self._last_bot_message[chat["id"]] = message["message_id"]
-        return message
-
-    # -- canned answers, by API method name ---------------------------------------------
-
-    def _api_getMe(self, bot: Bot, method: TelegramMethod[Any]) -> Json:
-        return {
-            **self._bot_user(bot),
-            "can_join_groups": True,
-            "can_read_all_group_messages": False,
-            "supports_inline_queries": False,
-        }
-
-    def _api_getUpdates(self, bot: Bot, method: TelegramMethod[Any]) -> list[Json]:
-        return []
-
-    def _api_sendMediaGroup(self, bot: Bot, method: Any) -> list[Json]:
-        group_id = str(next(self._file_ids))
-        messages = []
-        for item in method.media:
-            content: Json = {item.type: self._media(item.type, item.media)}
-            if isinstance(item.caption, str):
-                content["caption"] = item.caption
-            messages.append(self._new_message(bot, method, {**content, "media_group_id": group_id}))
-        return messages
-
-    def _api_forwardMessage(self, bot: Bot, method: Any) -> Json:
-        source = self._source_message(method.from_chat_id, method.message_id)
-        content = {k: v for k, v in source.items() if k in _COPIED_FIELDS}
-        origin = (
-            {"type": "user", "sender_user": source["from"]}
-            if "from" in source
-            else {"type": "chat", "sender_chat": source["chat"]}
-        )
-        content["forward_origin"] = {**origin, "date": source["date"]}
-        return self._new_message(bot, method, content)
-
-    def _api_copyMessage(self, bot: Bot, method: Any) -> Json:
-        source = self._source_message(method.from_chat_id, method.message_id)
-        content = {k: v for k, v in source.items() if k in _COPIED_FIELDS}
-        if isinstance(method.caption, str):
-            content["caption"] = method.caption
-        return {"message_id": self._new_message(bot, method, content)["message_id"]}
-
-    def _api_copyMessages(self, bot: Bot, method: Any) -> list[Json]:
-        chat = self._chat_json(method.chat_id)
-        return [{"message_id": self.next_message_id(chat["id"])} for _ in method.message_ids]
-
-    _api_forwardMessages = _api_copyMessages
-
-    def _source_message(self, chat_id: ChatId, message_id: int) -> Json:
-        chat = self._chat_json(chat_id)
-        stored = self.stored_message(chat["id"], message_id)
-        return stored or {"message_id": message_id, "date": int(time.time()), "chat": chat}
-
-    def _edit(self, bot: Bot, method: Any, change: Callable[[Json], None]) -> Json | bool:
-        if getattr(method, "inline_message_id", None):
-            return True  # Telegram answers True for inline messages
-        chat = self._chat_json(method.chat_id)
-        stored = self.stored_message(chat["id"], method.message_id)
-        if stored is None:
-            if self.strict_edits:
-                self._raise(bot, method, ApiError.message_to_edit_not_found())
-            stored = {
-                "message_id": method.message_id,
-                "date": int(time.time()),
-                "chat": chat,
-                "from": self._bot_user(bot),
-            }
-        edited = {k: v for k, v in stored.items() if k != "edit_date"}
-        change(edited)
-        markup = getattr(method, "reply_markup", None)
-        if isinstance(markup, InlineKeyboardMarkup):
-            edited["reply_markup"] = _dump(markup)
-        else:
-            edited.pop("reply_markup", None)  # an edit without markup removes the keyboard
-        if self.strict_edits and edited == {k: v for k, v in stored.items() if k != "edit_date"}:
-            self._raise(bot, method, ApiError.not_modified())
-        edited["edit_date"] = int(time.time())
-        self.store_message(edited)
-        return edited
-
-    def _api_editMessageText(self, bot: Bot, method: Any) -> Json | bool:
-        def change(message: Json) -> None:
-            message["text"] = method.text
-            message.pop("entities", None)
-            if method.entities:
-                message["entities"] = [_dump(e) for e in method.entities]
-
-        return self._edit(bot, method, change)
-
-    def _api_editMessageCaption(self, bot: Bot, method: Any) -> Json | bool:
-        def change(message: Json) -> None:
-            message.pop("caption", None)
-            message.pop("caption_entities", None)
-            if isinstance(method.caption, str):
-                message["caption"] = method.caption
-
-        return self._edit(bot, method, change)
-
-    def _api_editMessageReplyMarkup(self, bot: Bot, method: Any) -> Json | bool:
-        return self._edit(bot, method, lambda message: None)
-
-    def _api_editMessageMedia(self, bot: Bot, method: Any) -> Json | bool:
-        def change(message: Json) -> None:
-            for kind in _MEDIA_KINDS:
-                message.pop(kind, None)
-            message[method.media.type] = self._media(method.media.type, method.media.media)
-            message.pop("caption", None)
-            if isinstance(method.media.caption, str):
-                message["caption"] = method.media.caption
-
-        return self._edit(bot, method, change)
-
-    def _api_deleteMessage(self, bot: Bot, method: Any) -> bool:
-        chat = self._chat_json(method.chat_id)
-        self._messages.pop((chat["id"], method.message_id), None)
-        return True
-
-    def _api_deleteMessages(self, bot: Bot, method: Any) -> bool:
-        chat = self._chat_json(method.chat_id)
-        for message_id in method.message_ids:
-            self._messages.pop((chat["id"], message_id), None)
-        return True
-
-    def _member(self, bot: Bot, chat_id: int, user_id: int) -> Json:
-        member = self.members.get((chat_id, user_id))
-        if member is not None:
-            return member
-        if user_id == bot.id:
-            status = self.bot_status if _is_group(chat_id) else "member"
-            return _member_json(status, self._bot_user(bot))
-        return _member_json("member", self._user_json(user_id))
-
-    def _api_getChatMember(self, bot: Bot, method: Any) -> Json:
-        chat = self._chat_json(method.chat_id)
-        return self._member(bot, chat["id"], method.user_id)
-
-    def _api_getChatAdministrators(self, bot: Bot, method: Any) -> list[Json]:
-        chat = self._chat_json(method.chat_id)
-        admins = [
-            member
-            for (chat_id, _), member in self.members.items()
-            if chat_id == chat["id"] and member["status"] in ("creator", "administrator")
-        ]
-        bot_member = self._member(bot, chat["id"], bot.id)
-        if bot_member["status"] == "administrator" and bot_member not in admins:
-            admins.append(bot_member)
-        return admins
-
-    def _api_getChatMemberCount(self, bot: Bot, method: Any) -> int:
-        chat = self._chat_json(method.chat_id)
-        if chat["type"] == "private":
-            return 2
-        return max(2, 1 + sum(1 for chat_id, _ in self.members if chat_id == chat["id"]))
-
-    def _api_getChat(self, bot: Bot, method: Any) -> Json:
-        return {
-            **self._chat_json(method.chat_id),
-            "accent_color_id": 0,
-            "max_reaction_count": 11,
-            "accepted_gift_types": {
-                "unlimited_gifts": True,
-                "limited_gifts": True,
-                "unique_gifts": True,
-                "premium_subscription": True,
-                "gifts_from_channels": True,
-            },
-        }
-
-    @staticmethod
-    def _command_key(method: Any) -> tuple[str, str]:
-        scope = getattr(method.scope, "type", None) or "default"
-        chat_id = getattr(method.scope, "chat_id", None)
-        return (f"{scope}:{chat_id}" if chat_id is not None else scope, method.language_code or "")
-
-    def _api_setMyCommands(self, bot: Bot, method: Any) -> bool:
-        self.commands[self._command_key(method)] = [_dump(c) for c in method.commands]
-        return True
-
-    def _api_deleteMyCommands(self, bot: Bot, method: Any) -> bool:
-        self.commands.pop(self._command_key(method), None)
-        return True
-
-    def _api_getMyCommands(self, bot: Bot, method: Any) -> list[Json]:
-        return self.commands.get(self._command_key(method), [])
-
-    def _api_getWebhookInfo(self, bot: Bot, method: Any) -> Json:
-        return {"url": "", "has_custom_certificate": False, "pending_update_count": 0}
-
-    def _api_getFile(self, bot: Bot, method: Any) -> Json:
-        return {
-            "file_id": method.file_id,
-            "file_unique_id": f"U{method.file_id}",
-            "file_size": 1024,
-            "file_path": f"documents/{method.file_id}",
-        }
-
-    def _api_getUserProfilePhotos(self, bot: Bot, method: Any) -> Json:
-        return {"total_count": 0, "photos": []}
+        return Message.model_validate(data, context=context)
 
 
-_MISSING = object()
-_SIMPLE_SENDS = frozenset(
-    {
-        "sendMessage",
-        "sendPhoto",
-        "sendDocument",
-        "sendVideo",
-        "sendAudio",
-        "sendVoice",
-        "sendAnimation",
-        "sendSticker",
-        "sendVideoNote",
-        "sendDice",
-        "sendLocation",
-        "sendContact",
-    }
-)
-_COPIED_FIELDS = frozenset(
-    {"text", "entities", "caption", "caption_entities", "dice", "location", "contact"}
-    | set(_MEDIA_KINDS)
-)
+_warm = False
 
 
-def _to_json(value: Any) -> Any:
-    if isinstance(value, TelegramObject):
-        return _dump(value)
-    if isinstance(value, list):
-        return [_to_json(v) for v in value]
-    return value
+def _warm_up(session: RecordingSession, bot: Bot) -> None:
+    """Build aiogram's lazy models of the calls the bot makes, once per process: their
+    first use costs tens of milliseconds, which timing tests must not measure."""
+    global _warm
+    if _warm:
+        return
+    _warm = True
+    from aiogram import methods
+
+    tg = Telegram(bot_id=bot.id, preexisting=True)
+    keyboard = '{"inline_keyboard": [[{"text": "a", "callback_data": "a"}]]}'
+    sent = tg.call("sendMessage", Params(decode_params(
+        {"chat_id": 1, "text": "a", "reply_markup": keyboard})))
+    query = tg.callback_query(tg.users[1], None, "a")
+    calls: list[tuple[TelegramMethod[Any], Any]] = [
+        (methods.GetMe(), tg.call("getMe", Params({}))),
+        (methods.SendMessage(chat_id=1, text="a"), sent),
+        (methods.EditMessageText(chat_id=1, message_id=1, text="b"), sent),
+        (methods.EditMessageReplyMarkup(chat_id=1, message_id=1), sent),
+        (methods.EditMessageCaption(chat_id=1, message_id=1), sent),
+        (methods.SendPhoto(chat_id=1, photo="a"), sent),
+        (methods.SendDocument(chat_id=1, document="a"), sent),
+        (methods.SendMediaGroup(chat_id=1, media=[]), [sent]),
+        (methods.AnswerCallbackQuery(callback_query_id=query["id"]), True),
+        (methods.GetChatMember(chat_id=1, user_id=1),
+         tg.call("getChatMember", Params({"chat_id": 1, "user_id": 1}))),
+        (methods.PinChatMessage(chat_id=1, message_id=1), True),
+        (methods.DeleteMessage(chat_id=1, message_id=1), True),
+        (methods.SendChatAction(chat_id=1, action="typing"), True),
+        (methods.SetMyCommands(commands=[]), True),
+        (methods.GetUpdates(), []),
+    ]
+    for method, result in calls:
+        method.model_dump(warnings=False)
+        session.check_response(bot, method, 200, json.dumps({"ok": True, "result": result}))
 
 
-def _text_of(method: TelegramMethod[Any]) -> str | None:
-    for attr in ("text", "caption"):
-        value = getattr(method, attr, None)
-        if isinstance(value, str):
-            return value
-    return None
+def _add_user(telegram: Telegram, user_id: int, first_name: str, **fields: Any) -> TgUser:
+    """A user of a handler test: known, and he has pressed Start."""
+    user = telegram.add_user(user_id, first_name, **fields)
+    user.started = True
+    return user
 
 
-_MEMBER_MODELS: dict[str, type[TelegramObject]] = {
-    "creator": ChatMemberOwner,
-    "administrator": ChatMemberAdministrator,
-    "member": ChatMemberMember,
-    "restricted": ChatMemberRestricted,
-    "left": ChatMemberLeft,
-    "kicked": ChatMemberBanned,
-}
-
-
-def _member_json(status: str, user: Json, **fields: Any) -> Json:
-    """ChatMember JSON with every required flag filled, whatever aiogram version adds.
-
-    Admins get every right except ``can_be_edited``; restricted members get none.
-    """
-    model = _MEMBER_MODELS[status]
-    data: Json = {"status": status, "user": user}
-    for name, info in model.model_fields.items():
-        if name in data or not info.is_required():
-            continue
-        if name == "until_date":
-            data[name] = 0
-        elif name in ("can_be_edited", "is_anonymous"):
-            data[name] = False
-        else:
-            data[name] = status == "administrator" or name == "is_member"
-    if status == "administrator":
-        data.setdefault("can_pin_messages", True)  # optional in the API, sent for groups
-        data.setdefault("can_manage_topics", False)
-    data.update(fields)
-    return data
+def _model_user(telegram: Telegram, user: User | int) -> TgUser:
+    if isinstance(user, int):
+        return telegram.users.get(user) or _add_user(telegram, user, f"User {user}")
+    known = telegram.users.get(user.id)
+    if known is not None:
+        return known
+    return _add_user(telegram, user.id, user.first_name, username=user.username,
+                     last_name=user.last_name, language_code=user.language_code,
+                     is_bot=user.is_bot, is_premium=user.is_premium)
 
 
 # ---------------------------------------------------------------------------- buttons
@@ -1074,8 +496,9 @@ def buttons(source: Any) -> list[tuple[str, str | None]]:
 class UpdateFactory:
     """Builds incoming updates as Telegram sends them (JSON first, then parsed).
 
-    Pass the session so incoming and outgoing messages share per-chat message ids,
-    chats and users are known to it, and callbacks can refer to the bot's messages.
+    With the session, incoming and outgoing messages share the session's model: per-chat
+    message ids, chats and users, the bot's messages that callbacks refer to. Without
+    one the factory keeps a model of its own.
     """
 
     def __init__(
@@ -1086,10 +509,10 @@ class UpdateFactory:
         bot_username: str = BOT_USERNAME,
     ) -> None:
         self.session = session
+        self.telegram = session.telegram if session is not None else Telegram(
+            bot_id=BOT_ID, bot_username=bot_username, preexisting=True)
         self.bot_username = bot_username
         self._update_ids = itertools.count(first_update_id)
-        self._message_ids: dict[int, itertools.count[int]] = {}
-        self._callback_ids = itertools.count(1)
 
     # -- objects ------------------------------------------------------------------------
 
@@ -1103,89 +526,64 @@ class UpdateFactory:
         last_name: str | None = None,
         is_premium: bool | None = None,
     ) -> User:
-        data: Json = {"id": id, "is_bot": False, "first_name": first_name}
-        for key, value in (
-            ("last_name", last_name),
-            ("username", username),
-            ("language_code", language_code),
-            ("is_premium", is_premium),
-        ):
-            if value is not None:
-                data[key] = value
-        if self.session is not None:
-            self.session.register_user(data)
-        return User.model_validate(data)
+        user = _add_user(self.telegram, id, first_name, username=username,
+                         last_name=last_name, language_code=language_code,
+                         is_premium=is_premium)
+        return User.model_validate(user.to_api())
 
-    def private_chat(self, user: User) -> Json:
-        chat: Json = {"id": user.id, "type": "private", "first_name": user.first_name}
-        if user.last_name:
-            chat["last_name"] = user.last_name
-        if user.username:
-            chat["username"] = user.username
-        return self._register(chat)
+    def private_chat(self, user: User) -> JSON:
+        return self.telegram.chats[_model_user(self.telegram, user).id].to_api()
 
     def group_chat(
         self, chat_id: int, title: str | None = None, *, type: str | None = None, **extra: Any
-    ) -> Json:
+    ) -> JSON:
         """A group chat's JSON; a chat already known keeps its title and type."""
-        known = self.session.chats.get(chat_id) if self.session else None
-        if known is not None and title is None and type is None and not extra:
-            return known
-        chat: Json = {
-            "id": chat_id,
-            "type": type or (known or {}).get("type", "supergroup"),
-            "title": title or (known or {}).get("title", f"Test group {chat_id}"),
-            **extra,
-        }
-        return self._register(chat)
+        return self.telegram.add_group(chat_id, title, type=type, **extra).to_api()
 
     # -- messages -----------------------------------------------------------------------
 
     def message_json(
         self,
-        chat: Json,
+        chat: JSON,
         user: User | None,
         text: str | None,
         *,
         date: datetime | int | None = None,
         reply_to: Message | int | None = None,
         forward_from: User | None = None,
-        sender_chat: Json | None = None,
+        sender_chat: JSON | None = None,
         message_thread_id: int | None = None,
         **extra: Any,
-    ) -> Json:
-        """A Message as Telegram JSON; commands get a ``bot_command`` entity."""
-        message: Json = {
-            "message_id": self._next_message_id(chat["id"]),
-            "date": _timestamp(date),
-            "chat": chat,
-        }
-        if user is not None:
-            message["from"] = _dump(user)
-        if sender_chat is not None:
-            message["sender_chat"] = sender_chat
-        if message_thread_id is not None:
-            message["message_thread_id"] = message_thread_id
-            message["is_topic_message"] = True
+    ) -> JSON:
+        """A Message as Telegram JSON, stored in the chat; commands get a ``bot_command``
+        entity, mentions and links theirs."""
+        tg = self.telegram
+        where = tg.chats[chat["id"]]
+        sender = _model_user(tg, user) if user is not None else None
+        if sender is not None and where.is_group:
+            where.members.setdefault(sender.id, "member")
+        fields: JSON = {"extra": dict(extra)}
         if text is not None:
-            message["text"] = text
-            if text.startswith("/") and len(text) > 1:
-                command = text.split(maxsplit=1)[0]
-                message["entities"] = [
-                    {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
-                ]
+            fields.update(text=text, entities=auto_entities(text))
+        if sender_chat is not None:
+            fields["extra"]["sender_chat"] = sender_chat
+        if message_thread_id is not None:
+            fields["extra"].update(message_thread_id=message_thread_id, is_topic_message=True)
         if forward_from is not None:
-            message["forward_origin"] = {
-                "type": "user",
-                "sender_user": _dump(forward_from),
-                "date": message["date"] - 60,
-            }
+            fields["extra"]["forward_origin"] = {
+                "type": "user", "sender_user": _dump(forward_from), "date": unix(date) - 60}
         if reply_to is not None:
-            message["reply_to_message"] = self._replied(chat, reply_to)
-        message.update(extra)
-        if self.session is not None:
-            self.session.store_message(message)
-        return message
+            replied_id = reply_to if isinstance(reply_to, int) else reply_to.message_id
+            target = tg.find(where, replied_id)
+            if target is not None:
+                fields["reply_to"] = target
+            else:
+                replied = (_dump(reply_to) if isinstance(reply_to, Message) else
+                           {"message_id": reply_to, "date": unix(), "chat": chat})
+                replied.pop("reply_to_message", None)
+                fields["extra"]["reply_to_message"] = replied
+        message = tg.post(where, sender, date=date, **fields)
+        return message.to_api()
 
     def private_message(
         self,
@@ -1198,15 +596,8 @@ class UpdateFactory:
         **extra: Any,
     ) -> Update:
         chat = self.private_chat(user)
-        message = self.message_json(
-            chat,
-            user,
-            text,
-            date=date,
-            reply_to=reply_to,
-            forward_from=forward_from,
-            **extra,
-        )
+        message = self.message_json(chat, user, text, date=date, reply_to=reply_to,
+                                    forward_from=forward_from, **extra)
         return self.update(message=message)
 
     def group_message(
@@ -1224,16 +615,9 @@ class UpdateFactory:
         **extra: Any,
     ) -> Update:
         chat = self.group_chat(chat_id, title, type=chat_type)
-        message = self.message_json(
-            chat,
-            user,
-            text,
-            date=date,
-            reply_to=reply_to,
-            forward_from=forward_from,
-            message_thread_id=message_thread_id,
-            **extra,
-        )
+        message = self.message_json(chat, user, text, date=date, reply_to=reply_to,
+                                    forward_from=forward_from,
+                                    message_thread_id=message_thread_id, **extra)
         return self.update(message=message)
 
     def anonymous_admin_message(
@@ -1248,9 +632,7 @@ class UpdateFactory:
         """A message from an admin posting "as the group": from GroupAnonymousBot,
         ``sender_chat`` = the group itself."""
         chat = self.group_chat(chat_id)
-        anonymous = User(
-            id=ANONYMOUS_ADMIN_ID, is_bot=True, first_name="Group", username="GroupAnonymousBot"
-        )
+        anonymous = User.model_validate(self.telegram.anonymous_admin().to_api())
         if author_signature is not None:
             extra["author_signature"] = author_signature
         message = self.message_json(chat, anonymous, text, date=date, sender_chat=chat, **extra)
@@ -1267,28 +649,25 @@ class UpdateFactory:
         message_id: int | None = None,
         inline_message_id: str | None = None,
     ) -> Update:
-        """A button press. ``message`` is the bot's Message (e.g. ``session.last_message``)
-        or a chat id with ``message_id``; None with ``inline_message_id`` for inline mode."""
-        query: Json = {
-            "id": str(4_000_000_000_000 + next(self._callback_ids)),
-            "from": _dump(user),
-            "chat_instance": "",
-        }
-        chat_id: int | None = None
+        """A button press, a callback query the bot may answer once. ``message`` is the
+        bot's Message (e.g. ``session.last_message``; the query carries it as it looks
+        now) or a chat id with ``message_id``; None with ``inline_message_id``."""
+        tg = self.telegram
+        target: StoredMessage | JSON | None = None
         if isinstance(message, Message):
-            query["message"] = _dump(message)
-            chat_id = message.chat.id
+            chat = tg.chats.get(message.chat.id)
+            target = tg.find(chat, message.message_id) if chat is not None else None
+            if target is None:
+                target = _dump(message)
         elif isinstance(message, int):
             if message_id is None:
                 raise ValueError("callback(user, chat_id, data) needs message_id=")
-            chat_id = message
-            query["message"] = self._bot_message(chat_id, message_id)
-        if inline_message_id is not None:
-            query["inline_message_id"] = inline_message_id
-        # Telegram sends an opaque id that is stable per chat; derive one the same way.
-        query["chat_instance"] = str(zlib.crc32(f"{chat_id}:{inline_message_id}".encode()))
-        if data is not None:
-            query["data"] = data
+            chat = tg.chats.get(message) or (
+                tg.add_group(message) if message < 0 else tg.chats[
+                    _model_user(tg, message).id])
+            target = tg.bot_message_at(chat, message_id)
+        query = tg.callback_query(_model_user(tg, user), target, data,
+                                  inline_message_id=inline_message_id)
         return self.update(callback_query=query)
 
     def my_chat_member(
@@ -1299,24 +678,14 @@ class UpdateFactory:
         old: str = "left",
         new: str = "member",
         date: datetime | int | None = None,
-        bot_id: int = BOT_ID,
         **new_fields: Any,
     ) -> Update:
-        """The bot's own membership changed (added, promoted, kicked) by user ``by``."""
-        chat = self.private_chat(by) if chat_id > 0 else self.group_chat(chat_id)
-        bot_user: Json = {
-            "id": bot_id,
-            "is_bot": True,
-            "first_name": self.session.bot_first_name if self.session else BOT_FIRST_NAME,
-            "username": self.bot_username,
-        }
-        event = {
-            "chat": chat,
-            "from": _dump(by),
-            "date": _timestamp(date),
-            "old_chat_member": _member_json(old, bot_user),
-            "new_chat_member": _member_json(new, bot_user, **new_fields),
-        }
+        """The bot's own membership changed (added, promoted, kicked) by user ``by``; the
+        model's chat follows (a kicked bot gets 403 there)."""
+        tg = self.telegram
+        actor = _model_user(tg, by)
+        chat = tg.chats[actor.id] if chat_id > 0 else tg.add_group(chat_id)
+        event = tg.my_chat_member_json(chat, actor, old, new, date=unix(date), **new_fields)
         return self.update(my_chat_member=event)
 
     def update(self, **payload: Any) -> Update:
@@ -1324,47 +693,3 @@ class UpdateFactory:
         data = {"update_id": next(self._update_ids), **payload}
         bot = self.session.bot if self.session else None
         return Update.model_validate(data, context={"bot": bot} if bot else None)
-
-    # -- helpers --------------------------------------------------------------------------
-
-    def _register(self, chat: Json) -> Json:
-        if self.session is not None:
-            self.session.register_chat(chat)
-        return chat
-
-    def _next_message_id(self, chat_id: int) -> int:
-        if self.session is not None:
-            return self.session.next_message_id(chat_id)
-        return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
-
-    def _replied(self, chat: Json, reply_to: Message | int) -> Json:
-        if isinstance(reply_to, Message):
-            replied = _dump(reply_to)
-        else:
-            stored = self.session.stored_message(chat["id"], reply_to) if self.session else None
-            replied = stored or {"message_id": reply_to, "date": _timestamp(None), "chat": chat}
-        return {k: v for k, v in replied.items() if k != "reply_to_message"}
-
-    def _bot_message(self, chat_id: int, message_id: int) -> Json:
-        stored = self.session.stored_message(chat_id, message_id) if self.session else None
-        if stored is not None:
-            return stored
-        known = self.session.chats.get(chat_id) if self.session else None
-        chat = known or self._default_chat(chat_id)
-        return {
-            "message_id": message_id,
-            "date": _timestamp(None),
-            "chat": chat,
-            "from": {
-                "id": self.session.bot.id if self.session and self.session.bot else BOT_ID,
-                "is_bot": True,
-                "first_name": BOT_FIRST_NAME,
-                "username": self.bot_username,
-            },
-            "text": "…",
-        }
-
-    def _default_chat(self, chat_id: int) -> Json:
-        if chat_id > 0:
-            return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
-        return self.group_chat(chat_id)

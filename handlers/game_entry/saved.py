@@ -1,5 +1,5 @@
-"""Step 11, the review (go back to any step), and the card of a saved game with every
-seat's points (the judge's final card, the chief judge's game menu, the chat line)."""
+"""The card of a saved game with every seat's points (the judge's final card, the chief
+judge's game menu) and its line in the tournament chat."""
 
 from __future__ import annotations
 
@@ -13,22 +13,11 @@ from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.scoring_bridge import game_from_record
 from bot.standings import StandingsService
-from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import RESULT_NAMES, View, fmt, protocol, review_lines
-from handlers.game_entry.draft import STEPS, Draft, draft_from_record
-from handlers.game_entry.flow import Ctx, action, game_ci, go
+from handlers.game_entry.card import MAX_TEXT, RESULT_NAMES, View, points_lines, protocol
+from handlers.game_entry.draft import Draft, draft_from_record
+from handlers.game_entry.flow import tournament_model
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
-
-
-@action("rv", "goto")
-async def goto_step(ctx: Ctx, d: Draft, data: Step) -> str | None:
-    if data.n not in range(len(STEPS) - 1):
-        return _("This card is out of date. Use the latest card or /game.")
-    step = STEPS[data.n]
-    if not d.applies(step):
-        return _("This step does not apply to this game.")
-    await go(ctx, d, step)
-    return None
+from scoring.judging import first_killed_ci, format_points
 
 
 async def saved_view(
@@ -43,7 +32,8 @@ async def saved_view(
     view.title = t.title if t else ""
     model = game_from_record(game)
     if game.status != "annulled":
-        view.ci_info = await game_ci(db, standings, game.tournament_id, model, game.code)
+        tournament = await tournament_model(db, standings, game.tournament_id)
+        view.ci_info = first_killed_ci(tournament, model, replaces=game.code)
     ci = view.ci_info[2] if view.ci_info else Fraction(0)
     try:
         view.breakdown = game_breakdown(model, ci=ci)
@@ -53,12 +43,12 @@ async def saved_view(
 
 
 def saved_text(d: Draft, view: View, head: str) -> str:
-    blocks = [[head], protocol(d, view), review_lines(d, view)]
+    blocks = [[head], protocol(d, view), points_lines(d, view)]
     text = "\n\n".join("\n".join(b) for b in blocks if b)
-    if len(text) > 4096:
+    if len(text) > MAX_TEXT:
         blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
         text = "\n\n".join("\n".join(b) for b in blocks if b)
-    return text[:4096]
+    return text[:MAX_TEXT]
 
 
 def summary_line(
@@ -70,7 +60,8 @@ def summary_line(
     )
     if breakdown is not None:
         points = ", ".join(
-            f"{s.seat}. {html.escape(s.player)} {fmt(s.total)}" for s in breakdown.seats
+            f"{s.seat}. {html.escape(s.player)} {format_points(s.total)}"
+            for s in breakdown.seats
         )
         line += " " + _("Points: {points}").format(points=points)
         if breakdown.pending:

@@ -1,7 +1,8 @@
-"""Telegram-like parsing of `parse_mode` text into plain text + MessageEntity dicts.
+"""Telegram-like parsing of HTML ``parse_mode`` text into plain text + MessageEntity dicts.
 
 Written from the Bot API "Formatting options" section. Offsets/lengths are in UTF-16 code
 units like Telegram's; error texts follow Telegram's "can't parse entities: ..." messages.
+Only HTML, the bot's parse mode: MarkdownV2 and Markdown raise :class:`NotEmulated`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ Entity = dict[str, Any]
 
 __all__ = [
     "EntityParseError",
+    "NotEmulated",
     "normalize_entities",
+    "parse_html",
     "parse_text",
     "strip_text",
     "utf16_len",
@@ -23,6 +26,10 @@ __all__ = [
 
 class EntityParseError(ValueError):
     """Text can't be parsed; str(exc) is the part after "can't parse entities: "."""
+
+
+class NotEmulated(ValueError):
+    """A real parse mode this fake does not parse (MarkdownV2, Markdown)."""
 
 
 def utf16_len(text: str) -> int:
@@ -206,190 +213,6 @@ def parse_html(src: str) -> tuple[str, list[Entity]]:
     return out.text(), _sorted(entities)
 
 
-# ---------------------------------------------------------------------------------- MarkdownV2
-
-_RESERVED_V2 = set("_*[]()~`>#+-=|{}.!")
-_LINK_URL_RE = re.compile(r"\(((?:\\.|[^\\)])*)\)")
-
-
-def parse_markdown_v2(src: str) -> tuple[str, list[Entity]]:
-    out = _Out()
-    stack: list[_Open] = []
-    entities: list[Entity] = []
-    quote: _Open | None = None
-    i, n = 0, len(src)
-
-    def close(top: _Open, **extra: Any) -> None:
-        if out.pos > top.start:
-            entities.append({"type": top.tag, **extra, "offset": top.start,
-                             "length": out.pos - top.start})
-
-    def toggle(kind: str) -> None:
-        if stack and stack[-1].tag == kind:
-            close(stack.pop())
-        elif any(o.tag == kind for o in stack):
-            bad = stack[-1]
-            raise EntityParseError(
-                f"Can't find end of {bad.tag} entity at byte offset "
-                f"{_byte_offset(src, bad.src_index)}"
-            )
-        else:
-            stack.append(_Open(kind, out.pos, None, i))
-
-    while i < n:
-        ch = src[i]
-        at_line_start = i == 0 or src[i - 1] == "\n"
-        top = stack[-1] if stack else None
-        if ch == "\\" and i + 1 < n and 0 < ord(src[i + 1]) < 127:
-            out.add(src[i + 1])
-            i += 2
-            continue
-        if top is not None and top.tag in ("code", "pre"):
-            if top.tag == "code" and ch == "`":
-                close(stack.pop())
-                i += 1
-            elif top.tag == "pre" and src.startswith("```", i):
-                opened = stack.pop()
-                close(opened, **({"language": opened.entity["language"]}
-                                 if opened.entity and "language" in opened.entity else {}))
-                i += 3
-            else:
-                out.add(ch)
-                i += 1
-            continue
-        if ch == "\n" and quote is not None and not src.startswith(">", i + 1):
-            close(quote)
-            quote = None
-        if at_line_start and ch == ">":
-            if quote is None:
-                quote = _Open("blockquote", out.pos, None, i)
-            i += 1
-            continue
-        if at_line_start and src.startswith("**>", i):
-            quote = _Open("expandable_blockquote", out.pos, None, i)
-            i += 3
-            continue
-        if src.startswith("```", i):
-            nl = src.find("\n", i + 3)
-            lang = src[i + 3 : nl] if nl != -1 else ""
-            info: Entity | None = None
-            if nl != -1 and re.fullmatch(r"[\w+#-]+", lang):
-                info = {"language": lang}
-                i = nl + 1
-            else:
-                i += 3
-            stack.append(_Open("pre", out.pos, info, i))
-            continue
-        if ch == "`":
-            stack.append(_Open("code", out.pos, None, i))
-            i += 1
-        elif ch == "*":
-            toggle("bold")
-            i += 1
-        elif src.startswith("__", i):
-            toggle("underline")
-            i += 2
-        elif ch == "_":
-            toggle("italic")
-            i += 1
-        elif src.startswith("||", i):
-            toggle("spoiler")
-            i += 2
-        elif ch == "~":
-            toggle("strikethrough")
-            i += 1
-        elif ch == "[":
-            stack.append(_Open("text_link", out.pos, None, i))
-            i += 1
-        elif ch == "]" and top is not None and top.tag == "text_link":
-            m = _LINK_URL_RE.match(src, i + 1)
-            if not m:
-                raise EntityParseError(
-                    f"Can't find end of a URL at byte offset {_byte_offset(src, i)}"
-                )
-            url = re.sub(r"\\(.)", r"\1", m.group(1))
-            stack.pop()
-            um = re.fullmatch(r"tg://user\?id=(\d+)", url)
-            if um:
-                close(top, user={"id": int(um.group(1)), "is_bot": False, "first_name": ""})
-                entities[-1]["type"] = "text_mention"
-            else:
-                close(top, url=url)
-            i = m.end()
-        elif ch in _RESERVED_V2:
-            raise EntityParseError(
-                f"Character '{ch}' is reserved and must be escaped with the preceding '\\'"
-            )
-        else:
-            out.add(ch)
-            i += 1
-    if quote is not None:
-        close(quote)
-    if stack:
-        raise EntityParseError(
-            f"Can't find end of the entity starting at byte offset "
-            f"{_byte_offset(src, stack[-1].src_index)}"
-        )
-    return out.text(), _sorted(entities)
-
-
-# ------------------------------------------------------------------------------ legacy Markdown
-
-_LEGACY = {"*": "bold", "_": "italic", "`": "code"}
-_LEGACY_LINK_RE = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
-
-
-def parse_markdown(src: str) -> tuple[str, list[Entity]]:
-    out = _Out()
-    entities: list[Entity] = []
-    i, n = 0, len(src)
-    while i < n:
-        ch = src[i]
-        if ch == "\\" and i + 1 < n and src[i + 1] in "_*`[":
-            out.add(src[i + 1])
-            i += 2
-            continue
-        if src.startswith("```", i):
-            end = src.find("```", i + 3)
-            if end == -1:
-                raise EntityParseError(
-                    f"Can't find end of the entity starting at byte offset {_byte_offset(src, i)}"
-                )
-            body = src[i + 3 : end]
-            start = out.pos
-            out.add(body)
-            if body:
-                entities.append({"type": "pre", "offset": start, "length": out.pos - start})
-            i = end + 3
-        elif ch in _LEGACY:
-            end = src.find(ch, i + 1)
-            if end == -1:
-                raise EntityParseError(
-                    f"Can't find end of the entity starting at byte offset {_byte_offset(src, i)}"
-                )
-            start = out.pos
-            out.add(src[i + 1 : end])
-            if out.pos > start:
-                entities.append({"type": _LEGACY[ch], "offset": start, "length": out.pos - start})
-            i = end + 1
-        elif ch == "[":
-            m = _LEGACY_LINK_RE.match(src, i)
-            if not m:
-                raise EntityParseError(
-                    f"Can't find end of the entity starting at byte offset {_byte_offset(src, i)}"
-                )
-            start = out.pos
-            out.add(m.group(1))
-            if out.pos > start:
-                entities.append({"type": "text_link", "url": m.group(2), "offset": start,
-                                 "length": out.pos - start})
-            i = m.end()
-        else:
-            out.add(ch)
-            i += 1
-    return out.text(), _sorted(entities)
-
-
 # ------------------------------------------------------------------------------------ helpers
 
 
@@ -400,10 +223,8 @@ def parse_text(text: str, parse_mode: str | None) -> tuple[str, list[Entity]]:
         return text, []
     if mode == "html":
         return parse_html(text)
-    if mode == "markdownv2":
-        return parse_markdown_v2(text)
-    if mode == "markdown":
-        return parse_markdown(text)
+    if mode in ("markdownv2", "markdown"):
+        raise NotEmulated(f"parse_mode {parse_mode} is not emulated (the bot sends HTML)")
     raise ValueError(f"unsupported parse_mode {parse_mode!r}")
 
 

@@ -1,0 +1,47 @@
+"""How people, players and tournaments are named in the bot's texts (HTML, escaped with
+the stdlib's ``html.escape``)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import users
+from bot.db.connection import Conn
+from bot.db.tournaments import TournamentRow
+from bot.db.users import UserRow
+
+
+def quoted_title(tournament: TournamentRow) -> str:
+    return "«" + html.escape(tournament.title) + "»"
+
+
+def nick(nickname: str) -> str:
+    """A player's nickname, in bold."""
+    return "<b>" + html.escape(nickname) + "</b>"
+
+
+def display_name(user: UserRow | None, user_id: int) -> str:
+    """A person as the staff list and notices show him."""
+    if user is None or not user.first_name:
+        return _("user {id}").format(id=user_id)
+    name = html.escape(user.first_name)
+    if user.username:
+        name += " (@" + html.escape(user.username) + ")"
+    return name
+
+
+async def names_of(conn: Conn, user_ids: list[int]) -> dict[int, str]:
+    found = await users.get_users(conn, user_ids)
+    return {uid: display_name(found.get(uid), uid) for uid in user_ids}
+
+
+async def name_of(conn: Conn, user_id: int) -> str:
+    return (await names_of(conn, [user_id]))[user_id]
+
+
+def plain(text: str) -> str:
+    """HTML text as a callback answer shows it (no markup there)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text))

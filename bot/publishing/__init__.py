@@ -1,0 +1,30 @@
+"""What the tournament's group chat is told: game results, notes and the standings.
+
+Handlers call ``Publisher`` and never post to the group themselves, so flood control,
+debouncing and the live standings message live in one place:
+
+* ``publisher``: the API handlers use. A change is recorded with ``enqueue(conn, ...)``
+  inside the transaction that makes it (the outbox table), and announced with
+  ``publish(bot, tournament_id)`` after the commit.
+* ``scheduler``: *when* a tournament's outbox is posted. A change starts a window of
+  ``debounce`` seconds; everything arriving within it (ten tables finishing together)
+  is posted once at its end. With ``debounce=0`` (tests) the caller awaits the post,
+  and changes arriving at the same moment are still coalesced. What Telegram refused
+  is tried again, waiting longer each time; ``close()`` (the dispatcher's shutdown)
+  posts whatever still waits, ``resume()`` (its start-up) what a previous run left.
+* ``posting``: *what* goes out: the results and notes in as few messages as fit; one
+  live standings message per tournament, pinned when the bot may pin, edited in place
+  (a new one only when the old one can't be edited; its id and a hash of its text are
+  stored, so identical content is never sent again); a picture of the standings when
+  a save completes a round. Sending goes through the bot's session (``FloodControl``
+  queues within Telegram's limits and waits out 429s).
+* ``chat_events``: the group moves or goes away: upgraded to a supergroup
+  (``chat_migrated``, also FloodControl's ``on_migrate``), the bot removed (its chief
+  judges are told privately, once), added back, made an admin.
+
+The texts themselves: ``bot.standings_text`` and ``bot.rating_format``.
+"""
+
+from bot.publishing.publisher import Publisher
+
+__all__ = ["Publisher"]

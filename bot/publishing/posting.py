@@ -1,0 +1,272 @@
+"""What goes out to a tournament's group: the outbox's results and notes, the live
+standings message, and a picture of the standings when a round is complete."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+)
+from aiogram.types import BufferedInputFile, InputMediaPhoto, MediaUnion, Message
+from aiogram.utils.i18n import I18n
+
+from bot.db import games as games_repo
+from bot.db import outbox, players, tournaments
+from bot.db.connection import Database
+from bot.db.tournaments import TournamentRow
+from bot.i18n import caller_language, use_language
+from bot.publishing.chat_events import ChatEvents, pin_quietly
+from bot.rating_format import CAPTION_LIMIT, split_lines
+from bot.standings import StandingsService
+from bot.standings_text import Picture, live_message, picture, round_caption
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+ALBUM_SIZE = 10  # photos of one media group at most
+
+
+def completed_round(
+    tables: dict[int, set[int]],
+    first_games: dict[int, int],
+    saved: set[int],
+    saved_rounds: set[int],
+    confirmed_players: int,
+) -> int | None:
+    """The latest round the games in ``saved`` completed, if any.
+
+    A round has T tables, T = max(the highest table number seen in any round,
+    confirmed players // 10): a round is complete when tables 1..T of it all have a
+    saved game (pending approval counts: it is saved). A round that ends with fewer
+    tables (players left) is complete when the first game of the next round is
+    saved. Only the saves of this batch can complete a round, so a restart never
+    posts an old round again.
+
+    ``tables``: round -> table numbers with a game that counts; ``first_games``:
+    round -> id of its earliest game; ``saved_rounds``: rounds of the ``saved`` games.
+    """
+    t = max([*(max(ts) for ts in tables.values() if ts), confirmed_players // 10, 1])
+    done = None
+    full = set(range(1, t + 1))
+    for r in sorted(saved_rounds):
+        if full <= tables.get(r, set()):
+            done = max(done or 0, r)
+        previous = tables.get(r - 1)
+        # A short round (complete by T it got its picture when its last table was saved).
+        if previous and not full <= previous and first_games.get(r) in saved:
+            done = max(done or 0, r - 1)
+    return done
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _not_modified(error: TelegramBadRequest) -> bool:
+    return "message is not modified" in error.message.lower()
+
+
+def _cannot_edit(error: TelegramBadRequest) -> bool:
+    text = error.message.lower()
+    return any(
+        reason in text
+        for reason in (
+            "message to edit not found",
+            "message can't be edited",
+            "message_id_invalid",
+            "message not found",
+        )
+    )
+
+
+class GroupPoster:
+    """Posts a tournament's outbox to its group, in the tournament's language."""
+
+    def __init__(
+        self, db: Database, standings: StandingsService, i18n: I18n, events: ChatEvents
+    ) -> None:
+        self._db = db
+        self._standings = standings
+        self._i18n = i18n
+        self._events = events
+
+    async def post(self, bot: Bot, tournament_id: int) -> bool:
+        """Post the results and notes, update the standings, post a round's picture;
+        return whether rows are left that should be tried again."""
+        with use_language(self._i18n, None):
+            return await self._post(bot, tournament_id)
+
+    async def send_standings_image(
+        self, bot: Bot, tournament_id: int, chat_id: int, *, caption: str | None = None
+    ) -> None:
+        """The picture of the full standings to ``chat_id`` (/rating image), in the
+        caller's language; API errors propagate to the caller."""
+        tournament = await self._tournament(tournament_id)
+        if tournament is None:
+            return
+        with caller_language(self._i18n):
+            images, shown = await self._draw(tournament)
+        await self._send_images(bot, chat_id, images, caption or shown.caption)
+
+    async def _tournament(self, tournament_id: int) -> TournamentRow | None:
+        async with self._db.read() as conn:
+            return await tournaments.get_tournament(conn, tournament_id)
+
+    async def _post(self, bot: Bot, tournament_id: int) -> bool:
+        async with self._db.read() as conn:
+            rows = await outbox.pending(conn, tournament_id)
+            tournament = await tournaments.get_tournament(conn, tournament_id)
+        if not rows:
+            return False
+        if tournament is None or tournament.chat_id is None:
+            await self._forget(rows)  # no group to post to
+            return False
+        if tournament.bot_removed:
+            return False  # kept until the bot is back (bot_returned publishes them)
+        chat_id = tournament.chat_id
+        try:
+            with use_language(self._i18n, tournament.language):  # the group reads the tournament's
+                await self._post_lines(bot, chat_id, [r for r in rows if r.text])
+                if any(r.kind != outbox.NOTE for r in rows):  # a note alone changes no points
+                    await self._update_standings(bot, tournament)
+                saved = [r.game_id for r in rows if r.game_id is not None]
+                if saved:
+                    await self._round_picture(bot, tournament, saved)
+        except TelegramForbiddenError:
+            await self._events.bot_removed(bot, chat_id)
+            return False
+        except TelegramAPIError as error:
+            log.warning("tournament %s: posting to chat %s failed (%s); retried later",
+                        tournament_id, chat_id, error)
+            return True
+        await self._forget(rows)
+        return False
+
+    async def _forget(self, rows: Sequence[outbox.OutboxRow]) -> None:
+        async with self._db.transaction() as conn:
+            await outbox.remove(conn, (r.id for r in rows))
+
+    async def _call(self, chat_id: int, send: Callable[[int], Awaitable[T]]) -> T:
+        """``send(chat_id)``, following a group's upgrade to a supergroup. (With
+        FloodControl on the session the migration never reaches here.)"""
+        try:
+            return await send(chat_id)
+        except TelegramMigrateToChat as error:
+            await self._events.chat_migrated(chat_id, error.migrate_to_chat_id)
+            return await send(error.migrate_to_chat_id)
+
+    async def _post_lines(
+        self, bot: Bot, chat_id: int, rows: Sequence[outbox.OutboxRow]
+    ) -> None:
+        """Results and notes in as few messages as fit; each message's rows are marked
+        posted as soon as it went out."""
+        lines = [r.text or "" for r in rows]
+        done = 0
+        for chunk in split_lines(lines):
+            await self._send_text(bot, chat_id, "\n".join(chunk))
+            async with self._db.transaction() as conn:
+                await outbox.texts_posted(conn, (r.id for r in rows[done : done + len(chunk)]))
+            done += len(chunk)
+
+    async def _send_text(self, bot: Bot, chat_id: int, text: str) -> Message:
+        return await self._call(chat_id, lambda c: bot.send_message(c, text))
+
+    async def _update_standings(self, bot: Bot, tournament: TournamentRow) -> None:
+        # Read again: posting the results may have followed the group to a supergroup.
+        tournament = await self._tournament(tournament.id) or tournament
+        if tournament.chat_id is None:
+            return
+        current = await self._standings.get(tournament.id)
+        text = live_message(tournament.title, current.standings)
+        digest = _digest(text)
+        message_id = tournament.standings_message_id
+        if message_id is not None and tournament.standings_hash == digest:
+            return  # the chat already shows exactly this
+        if message_id is not None:
+            try:
+                await self._call(
+                    tournament.chat_id,
+                    lambda c: bot.edit_message_text(text=text, chat_id=c, message_id=message_id),
+                )
+            except TelegramBadRequest as error:
+                if _cannot_edit(error):
+                    log.info("standings message %s of tournament %s is gone; posting anew",
+                             message_id, tournament.id)
+                    message_id = None
+                elif not _not_modified(error):
+                    raise
+        if message_id is None:
+            message = await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
+            message_id = message.message_id
+            await pin_quietly(bot, message.chat.id, message_id)
+        async with self._db.transaction() as conn:
+            await tournaments.set_standings_message(conn, tournament.id, message_id, digest)
+
+    async def _round_picture(self, bot: Bot, tournament: TournamentRow, saved: list[int]) -> None:
+        async with self._db.read() as conn:
+            tables = await games_repo.tables_by_round(conn, tournament.id)
+            confirmed = await players.count_players(conn, tournament.id, status="confirmed")
+            pictured = await outbox.pictured_rounds(conn, tournament.id)
+        by_round: dict[int, set[int]] = {}
+        first_games: dict[int, int] = {}
+        saved_set = set(saved)
+        saved_rounds: set[int] = set()
+        for game_id, round_no, table_no in tables:
+            by_round.setdefault(round_no, set()).add(table_no)
+            first_games[round_no] = min(first_games.get(round_no, game_id), game_id)
+            if game_id in saved_set:
+                saved_rounds.add(round_no)
+        complete = completed_round(by_round, first_games, saved_set, saved_rounds, confirmed)
+        if complete is None or complete in pictured:
+            return
+        images, _shown = await self._draw(tournament)
+        caption = round_caption(tournament.title, complete)
+        assert tournament.chat_id is not None
+        await self._call(
+            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
+        )
+        async with self._db.transaction() as conn:
+            await outbox.mark_pictured(conn, tournament.id, complete)
+
+    async def _draw(self, tournament: TournamentRow) -> tuple[list[bytes], Picture]:
+        """The standings' picture, drawn in a worker thread; in the current language."""
+        from bot.standings_image import render_standings  # Pillow only when drawing
+
+        current = await self._standings.get(tournament.id)
+        shown = picture(tournament.title, current.standings)
+        images = await asyncio.to_thread(
+            render_standings,
+            shown.title,
+            shown.columns,
+            shown.rows,
+            subtitle=shown.subtitle,
+            podium=shown.podium,
+        )
+        return images, shown
+
+    @staticmethod
+    async def _send_images(bot: Bot, chat_id: int, images: list[bytes], caption: str) -> None:
+        caption = caption[:CAPTION_LIMIT]
+        files = [
+            BufferedInputFile(png, filename=f"standings-{n}.png")
+            for n, png in enumerate(images, start=1)
+        ]
+        if len(files) == 1:
+            await bot.send_photo(chat_id, files[0], caption=caption)
+            return
+        for start in range(0, len(files), ALBUM_SIZE):
+            media: list[MediaUnion] = [
+                InputMediaPhoto(media=f, caption=caption if start + i == 0 else None)
+                for i, f in enumerate(files[start : start + ALBUM_SIZE])
+            ]
+            await bot.send_media_group(chat_id, media)

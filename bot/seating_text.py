@@ -1,0 +1,331 @@
+"""A seating plan for people: a round's seating as text (HTML) and as a picture (PNG),
+one player's seat, rows for a sheet, and the plan's fairness figures.
+
+Pure rendering (no I/O, no database): a ``seating.Plan`` whose names are the nicknames
+to show in, text out. Texts are translated with the current locale: the caller picks
+it (``i18n.use_locale(tournament.language)`` for the group, the reader's own in
+private). Nicknames and titles are escaped here; callers pass them as they are.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from aiogram.utils.i18n import gettext as _
+from PIL import Image, ImageDraw
+
+from bot.standings_image import Font, fit_text, load_font
+from seating import Plan, Round
+
+MESSAGE_LIMIT = 4096  # Telegram's limit of a message's text, in UTF-16 code units
+ELLIPSIS = "…"
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def find_round(plan: Plan, round_no: int) -> Round | None:
+    return next((r for r in plan.rounds if r.round == round_no), None)
+
+
+def _round(plan: Plan, round_no: int) -> Round:
+    found = find_round(plan, round_no)
+    if found is None:
+        raise ValueError(f"the plan has no round {round_no}")
+    return found
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+# -- a round's seating -------------------------------------------------------------------
+
+
+def round_title(round_no: int) -> str:
+    return _("Round {round}").format(round=round_no)
+
+
+def table_title(table_no: int) -> str:
+    return _("Table {table}").format(table=table_no)
+
+
+def sitting_out_line(names: Sequence[str]) -> str:
+    return _("Sitting out: {players}").format(players=", ".join(_esc(n) for n in names))
+
+
+def table_block(table_no: int, seats: Sequence[str]) -> str:
+    """``Table 2`` and its ten seats, one a line: ``7. Nick``."""
+    lines = [f"<b>{table_title(table_no)}</b>"]
+    lines += [f"{seat}. {_esc(name)}" for seat, name in enumerate(seats, start=1)]
+    return "\n".join(lines)
+
+
+def table_line(table_no: int, seats: Sequence[str]) -> str:
+    """A table on one line: ``Table 2: 1 Ann · 2 Bob · …``."""
+    cells = " · ".join(f"{seat} {_esc(name)}" for seat, name in enumerate(seats, start=1))
+    return f"<b>{table_title(table_no)}</b>: {cells}"
+
+
+def round_seating_text(plan: Plan, round_no: int, title: str) -> str:
+    """The seating of round ``round_no`` (HTML): per table its players in seat order,
+    then who sits the round out. A round too long for one message is written one line
+    a table, and cut with an ellipsis if even that is too long. ValueError for a round
+    the plan doesn't have."""
+    round_ = _round(plan, round_no)
+    head = f"<b>{_esc(title)}</b>\n<b>{round_title(round_no)}</b>"
+    tail = [sitting_out_line(round_.sitting_out)] if round_.sitting_out else []
+    full = "\n\n".join([head, *(table_block(t.table, t.seats) for t in round_.tables), *tail])
+    if utf16_len(full) <= MESSAGE_LIMIT:
+        return full
+    lines = [head, *(table_line(t.table, t.seats) for t in round_.tables), *tail]
+    return fit_lines(lines, MESSAGE_LIMIT)
+
+
+def fit_lines(lines: Sequence[str], limit: int) -> str:
+    """The lines joined, as many as fit in ``limit`` with an ellipsis line for the rest
+    (a line is never cut, so no HTML tag is)."""
+    text = "\n".join(lines)
+    if utf16_len(text) <= limit:
+        return text
+    kept: list[str] = []
+    size = utf16_len(ELLIPSIS)
+    for line in lines:
+        size += utf16_len(line) + 1
+        if size > limit:
+            break
+        kept.append(line)
+    return "\n".join([*kept, ELLIPSIS])
+
+
+def player_seat_text(plan: Plan, round_no: int, nickname: str) -> str | None:
+    """Where the player sits in the round: "Round 3: table 2, seat 7", or that he sits
+    it out; None if the plan has no such round or the round doesn't name him. The
+    nickname matches as written, else ignoring case."""
+    round_ = find_round(plan, round_no)
+    if round_ is None:
+        return None
+    for wanted in (nickname, nickname.casefold()):
+        fold = wanted is not nickname
+        for table in round_.tables:
+            for seat, name in enumerate(table.seats, start=1):
+                if (name.casefold() if fold else name) == wanted:
+                    return _("Round {round}: table {table}, seat {seat}").format(
+                        round=round_no, table=table.table, seat=seat
+                    )
+        if any((name.casefold() if fold else name) == wanted for name in round_.sitting_out):
+            return _("Round {round}: sitting out").format(round=round_no)
+    return None
+
+
+def plan_sheet_rows(plan: Plan) -> list[list[str | int]]:
+    """The plan as a sheet (CSV/XLSX): a header row, then one row a seat: round, table,
+    seat, player. Players sitting a round out have no row in it."""
+    rows: list[list[str | int]] = [[_("Round"), _("Table"), _("Seat"), _("Player")]]
+    for round_ in plan.rounds:
+        for table in round_.tables:
+            for seat, name in enumerate(table.seats, start=1):
+                rows.append([round_.round, table.table, seat, name])
+    return rows
+
+
+# -- fairness figures ----------------------------------------------------------------------
+
+
+def sit_outs(plan: Plan) -> tuple[int, int]:
+    """Fewest and most rounds one player sits out."""
+    counts: Counter[str] = Counter()
+    for round_ in plan.rounds:
+        for table in round_.tables:
+            for name in table.seats:
+                counts[name] += 0
+        for name in round_.sitting_out:
+            counts[name] += 1
+    return (min(counts.values()), max(counts.values())) if counts else (0, 0)
+
+
+def _span(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def quality_text(plan: Plan, seed: int | None = None) -> str:
+    """The plan's fairness figures for the chief judge, one a line (HTML)."""
+    q = plan.quality
+    histogram = " · ".join(f"{k}× {v}" for k, v in sorted(q.meetings_histogram.items()))
+    low, high = sit_outs(plan)
+    lines = [
+        "<b>" + _("Fairness") + "</b>",
+        "• " + _("Seats: spread {spread} (0 = every player in every seat equally often)").format(
+            spread=q.seat_spread
+        ),
+        "• " + _("Meetings (games two players share): {span}").format(
+            span=_span(q.meetings_min, q.meetings_max)
+        ),
+        "  " + _("pairs by games shared: {histogram}").format(histogram=histogram),
+        "• " + _("Tables: spread {spread} (most − fewest games of a player at one table)").format(
+            spread=q.table_spread
+        ),
+        "• " + _("Rounds a player sits out: {span}").format(span=_span(low, high)),
+    ]
+    if q.apart_violations:
+        lines.append(
+            "• " + _("Games with a pair that should sit apart: {count}").format(
+                count=q.apart_violations
+            )
+        )
+    made = _("Made in {seconds} s").format(seconds=f"{q.seconds:.1f}")
+    if seed is not None:
+        made += " · " + _("seed {seed}").format(seed=seed)
+    lines.append(made)
+    if q.cut_short:
+        warning = _("The search was cut short by its time limit: a regenerated plan may be fairer.")
+        lines.append("⚠️ " + warning)
+    return "\n".join(lines)
+
+
+def plan_preview(plan: Plan, rounds: Sequence[int], limit: int) -> str:
+    """A look at the plan within ``limit`` characters: the first of ``rounds`` in full
+    (one line a table if that doesn't fit), the others one line a table; an ellipsis
+    line where the rest is left out."""
+    full = _preview_lines(plan, rounds, in_full=True)
+    if utf16_len("\n".join(full)) <= limit:
+        return "\n".join(full)
+    first = _preview_lines(plan, rounds[:1], in_full=True)
+    if utf16_len("\n".join(first)) <= limit:
+        return fit_lines(full, limit)
+    return fit_lines(_preview_lines(plan, rounds, in_full=False), limit)
+
+
+def _preview_lines(plan: Plan, rounds: Sequence[int], *, in_full: bool) -> list[str]:
+    lines: list[str] = []
+    for number, round_no in enumerate(rounds):
+        round_ = find_round(plan, round_no)
+        if round_ is None:
+            continue
+        lines.append(f"<b>{round_title(round_no)}</b>")
+        if number == 0 and in_full:
+            lines += [table_block(t.table, t.seats) for t in round_.tables]
+        else:
+            lines += [table_line(t.table, t.seats) for t in round_.tables]
+        if round_.sitting_out:
+            lines.append(sitting_out_line(round_.sitting_out))
+    return lines
+
+
+# -- a round's seating as a picture -----------------------------------------------------------
+
+MARGIN = 40
+GAP = 28
+CARD_WIDTH = 420
+HEADER_HEIGHT = 56
+ROW_HEIGHT = 46
+PAD = 16
+TITLE_SIZE = 40
+SUBTITLE_SIZE = 30
+FONT_SIZE = 28
+NUMBER_WIDTH = 52
+MAX_COLUMNS = 8
+
+BACKGROUND = (255, 255, 255)
+TEXT = (25, 25, 35)
+MUTED = (110, 110, 125)
+HEADER_BG = (38, 70, 120)
+HEADER_TEXT = (255, 255, 255)
+ZEBRA = (236, 241, 250)
+BORDER = (200, 206, 220)
+PALETTE = 64
+
+
+def _wrap(text: str, font: Font, width: float) -> list[str]:
+    """Words of ``text`` in lines at most ``width`` pixels wide (a word too long is cut)."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if current and font.getlength(candidate) > width:
+            lines.append(current)
+            candidate = word
+        current = candidate
+    if current:
+        lines.append(current)
+    return [fit_text(line, font, width) for line in lines]
+
+
+def round_seating_picture(plan: Plan, round_no: int, title: str) -> bytes:
+    """The seating of round ``round_no`` as a PNG: a card per table with its ten seats,
+    who sits out underneath. Fits Telegram's photo limits up to about 80 tables.
+    ValueError for a round the plan doesn't have."""
+    round_ = _round(plan, round_no)
+    tables = round_.tables
+    columns = max(1, min(MAX_COLUMNS, math.ceil(math.sqrt(len(tables)))))
+    rows = max(1, math.ceil(len(tables) / columns))
+    card_height = HEADER_HEIGHT + 10 * ROW_HEIGHT
+    width = 2 * MARGIN + columns * CARD_WIDTH + (columns - 1) * GAP
+    title_font = load_font(TITLE_SIZE, bold=True)
+    subtitle_font = load_font(SUBTITLE_SIZE)
+    font = load_font(FONT_SIZE)
+    bold = load_font(FONT_SIZE, bold=True)
+    out_lines = (
+        _wrap(
+            _("Sitting out: {players}").format(players=", ".join(round_.sitting_out)),
+            font,
+            width - 2 * MARGIN,
+        )
+        if round_.sitting_out
+        else []
+    )
+    top = MARGIN + TITLE_SIZE + 14 + SUBTITLE_SIZE + 24
+    height = top + rows * card_height + (rows - 1) * GAP + MARGIN
+    height += (GAP + len(out_lines) * ROW_HEIGHT) if out_lines else 0
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    shown_title = fit_text(title, title_font, width - 2 * MARGIN)
+    draw.text((MARGIN, MARGIN), shown_title, font=title_font, fill=TEXT)
+    subtitle_y = MARGIN + TITLE_SIZE + 14
+    draw.text((MARGIN, subtitle_y), round_title(round_no), font=subtitle_font, fill=MUTED)
+    for index, table in enumerate(tables):
+        x = MARGIN + (index % columns) * (CARD_WIDTH + GAP)
+        y = top + (index // columns) * (card_height + GAP)
+        _card(draw, x, y, table.table, table.seats, font, bold)
+    y = top + rows * card_height + (rows - 1) * GAP + GAP
+    for line in out_lines:
+        draw.text((MARGIN, y + ROW_HEIGHT / 2), line, font=font, fill=MUTED, anchor="lm")
+        y += ROW_HEIGHT
+    paletted = image.quantize(colors=PALETTE, method=Image.Quantize.FASTOCTREE)
+    buffer = io.BytesIO()
+    paletted.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _card(
+    draw: ImageDraw.ImageDraw,
+    x: int,
+    y: int,
+    table_no: int,
+    seats: Sequence[str],
+    font: Font,
+    bold: Font,
+) -> None:
+    right = x + CARD_WIDTH
+    draw.rectangle((x, y, right, y + HEADER_HEIGHT), fill=HEADER_BG)
+    draw.text(
+        (x + PAD, y + HEADER_HEIGHT / 2), table_title(table_no), font=bold, fill=HEADER_TEXT,
+        anchor="lm",
+    )
+    for seat, name in enumerate(seats, start=1):
+        top = y + HEADER_HEIGHT + (seat - 1) * ROW_HEIGHT
+        if seat % 2 == 0:
+            draw.rectangle((x, top, right, top + ROW_HEIGHT), fill=ZEBRA)
+        middle = top + ROW_HEIGHT / 2
+        draw.text(
+            (x + PAD + NUMBER_WIDTH - 14, middle), str(seat), font=bold, fill=MUTED, anchor="rm"
+        )
+        shown = fit_text(name, font, CARD_WIDTH - NUMBER_WIDTH - 2 * PAD)
+        draw.text((x + PAD + NUMBER_WIDTH, middle), shown, font=font, fill=TEXT, anchor="lm")
+    bottom = y + HEADER_HEIGHT + len(seats) * ROW_HEIGHT
+    draw.rectangle((x, y, right, bottom), outline=BORDER, width=2)

@@ -1,0 +1,482 @@
+"""Use cases of games (README, "Using the bot"): Save a game or its correction, annul a
+game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and players
+a judge adds at his table.
+
+Each owns its transaction with the audit entry and the outbox rows, publishes after the
+commit (which also brings the standings up to date: ``Publisher.publish``; anything
+``Database.cached`` read is dropped by the commit itself) and tells other people. The
+one who acts hears first: a use case takes ``acknowledge``, the handler's reply, and
+calls it right after the commit, before the chat and others are told.
+
+What the messages to others look like (texts with the handlers' buttons) is the
+handlers' ``GameViews``; who is told, when, in which language and what happens when
+he can't be reached is decided here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import InlineKeyboardMarkup
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import audit, games, players, staff, tournaments, users
+from bot.db.connection import Conn, Database
+from bot.db.errors import (
+    AlreadyDecided,
+    DuplicateTable,
+    GameAnnulled,
+    InvalidDraft,
+    InvalidNickname,
+    NicknameTaken,
+    NotFound,
+    PlayerHasGames,
+    UserAlreadyPlayer,
+)
+from bot.db.games import ApprovalRow, GameDraft, GameRecord
+from bot.db.players import PlayerRow
+from bot.db.timeutil import utcnow
+from bot.i18n import locale_of_code
+from bot.publishing import Publisher
+from bot.services import N_, Refusal
+from scoring.judging import APPROVAL_THRESHOLD
+
+log = logging.getLogger(__name__)
+
+
+class Runtime(Protocol):
+    """What a game use case talks to."""
+
+    @property
+    def bot(self) -> Bot: ...
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def publisher(self) -> Publisher: ...
+
+    @property
+    def i18n(self) -> I18n: ...
+
+
+class GameViews(Protocol):
+    """The messages to others, in the locale current when called (HTML)."""
+
+    def approval_request(
+        self, game: GameRecord, title: str, approval: ApprovalRow, judge: str
+    ) -> tuple[str, InlineKeyboardMarkup]: ...
+
+    def approval_decided(self, approval: ApprovalRow, game: GameRecord) -> str: ...
+
+    def player_added(
+        self, judge: str, player: PlayerRow, title: str
+    ) -> tuple[str, InlineKeyboardMarkup]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Gone(Refusal):
+    """The game was annulled (or deleted) meanwhile: its correction can't be saved."""
+
+
+async def _publish(rt: Runtime, tournament_id: int, what: str) -> None:
+    try:
+        await rt.publisher.publish(rt.bot, tournament_id)
+    except Exception:  # the chat is the publisher's business; the change is saved
+        log.exception("publishing %s failed", what)
+
+
+# -- Save ----------------------------------------------------------------------------------------
+
+
+async def save_game(
+    rt: Runtime,
+    views: GameViews,
+    *,
+    tournament_id: int,
+    draft: GameDraft,
+    correcting: int | None,
+    actor: int,
+    summary: str,
+    acknowledge: Callable[[GameRecord], Awaitable[None]],
+) -> GameRecord | Refusal:
+    """Save a new game (idempotent by its ``draft_id``; the chat gets ``summary``, its
+    result line) or, with ``correcting`` (a game id), a correction of a stored game
+    (audited with before and after). A new game ends now: the protest window opens
+    (8.8.1, D11). Then the chat is updated and the chief judges are asked about
+    judge's points above 0.5 (D7)."""
+    ended_at = utcnow()
+    try:
+        async with rt.db.transaction() as conn:
+            if correcting is not None:
+                record = await _save_correction(rt, conn, correcting, draft, actor)
+            else:
+                record = await _save_new(rt, conn, tournament_id, draft, actor, ended_at, summary)
+    except DuplicateTable as exc:
+        return Refusal(
+            N_("Round {round}, table {table} was saved meanwhile (game #{id}). Nothing was "
+               "saved: change the round or table (step 1)."),
+            {"round": exc.round, "table": exc.table_no, "id": exc.game_id},
+        )
+    except (GameAnnulled, NotFound):
+        return Gone(N_("This game was annulled meanwhile; the correction was not saved."))
+    except InvalidDraft as exc:
+        return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
+    await acknowledge(record)
+    await _publish(rt, record.tournament_id, f"game {record.id}")
+    await request_approvals(rt, views, record)
+    return record
+
+
+async def _save_correction(
+    rt: Runtime, conn: Conn, game_id: int, draft: GameDraft, actor: int
+) -> GameRecord:
+    """Within the transaction: the stored game replaced, audited with before and after."""
+    before = await games.require_game(conn, game_id)
+    record = await games.update_game(conn, game_id, draft)
+    await audit.audit(
+        conn,
+        action="game.update",
+        entity="game",
+        entity_id=record.id,
+        tournament_id=record.tournament_id,
+        actor_id=actor,
+        before=before,
+        after=record,
+    )
+    await rt.publisher.enqueue(conn, record.tournament_id)
+    return record
+
+
+async def _save_new(
+    rt: Runtime,
+    conn: Conn,
+    tournament_id: int,
+    draft: GameDraft,
+    actor: int,
+    ended_at: datetime,
+    summary: str,
+) -> GameRecord:
+    """Within the transaction: a Save delivered again finds its game stored and adds
+    neither an audit entry nor a second result line."""
+    fresh = await games.get_game_by_draft(conn, draft.draft_id) is None
+    game_id = await games.save_game(conn, tournament_id, draft, actor, ended_at)
+    record = await games.require_game(conn, game_id)
+    if fresh:
+        await audit.audit(
+            conn,
+            action="game.save",
+            entity="game",
+            entity_id=record.id,
+            tournament_id=record.tournament_id,
+            actor_id=actor,
+            after=record,
+        )
+        await rt.publisher.enqueue(conn, record.tournament_id, result=summary, game_id=record.id)
+    return record
+
+
+# -- the chief judge: his games, annulment ---------------------------------------------------
+
+
+async def is_chief(db: Database, tournament_id: int, user_id: int) -> bool:
+    async with db.read() as conn:
+        return await staff.staff_role(conn, tournament_id, user_id) == "chief"
+
+
+async def game_for_chief(db: Database, game_id: int, user_id: int) -> GameRecord | Refusal:
+    """The game, if ``user_id`` is a chief judge of its tournament (only he corrects
+    or annuls games)."""
+    async with db.read() as conn:
+        game = await games.get_game(conn, game_id)
+    if game is None:
+        return Refusal(N_("There is no such game."), alert=True)
+    if not await is_chief(db, game.tournament_id, user_id):
+        return Refusal(N_("Only the chief judge can correct or annul a game."), alert=True)
+    return game
+
+
+async def annul_game(
+    rt: Runtime,
+    *,
+    game: GameRecord,
+    actor: int,
+    acknowledge: Callable[[GameRecord], Awaitable[None]],
+) -> GameRecord:
+    """Annul ``game``: it leaves the standings and its round and table become free
+    (audited once, however often it is tapped)."""
+    async with rt.db.transaction() as conn:
+        before = await games.require_game(conn, game.id)
+        after = await games.annul_game(conn, game.id, annulled_by=actor)
+        if before.status != "annulled":
+            await audit.audit(
+                conn,
+                action="game.annul",
+                entity="game",
+                entity_id=game.id,
+                tournament_id=game.tournament_id,
+                actor_id=actor,
+                before=before,
+                after=after,
+            )
+            await rt.publisher.enqueue(conn, game.tournament_id)
+    await acknowledge(after)
+    await _publish(rt, game.tournament_id, f"annulment of game {game.id}")
+    return after
+
+
+# -- approvals of judge's points above 0.5 (8.4.3, D7) -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    approval: ApprovalRow  # as decided
+    game: GameRecord  # after the decision (before it, when ``fresh`` is False)
+    fresh: bool  # False: it was decided already, nothing changed
+
+
+async def decide_approval(
+    rt: Runtime,
+    views: GameViews,
+    *,
+    approval_id: int,
+    actor: int,
+    lower: bool,
+    acknowledge: Callable[[Decision], Awaitable[None]],
+) -> Decision | Refusal:
+    """The chief judge approves the requested points or lowers them to 0.5 (D7); the
+    standings follow and the game's judge is told."""
+    async with rt.db.read() as conn:
+        row = await games.get_approval(conn, approval_id)
+        game = await games.get_game(conn, row.game_id) if row else None
+        role = await staff.staff_role(conn, game.tournament_id, actor) if game else None
+    if row is None or game is None:
+        return Refusal(N_("This request is out of date."))
+    if role != "chief":
+        return Refusal(N_("Only the chief judge can decide this (8.4.3)."), alert=True)
+    try:
+        decision = await _decide(rt, row, game, actor, APPROVAL_THRESHOLD if lower else None)
+    except AlreadyDecided as exc:
+        return Decision(exc.row, game, fresh=False)
+    await acknowledge(decision)
+    await _publish(rt, game.tournament_id, f"standings after approval {row.id}")
+    await _tell_judge(rt, views, decision.approval, decision.game)
+    return decision
+
+
+async def _decide(
+    rt: Runtime, row: ApprovalRow, game: GameRecord, actor: int, lowered: int | None
+) -> Decision:
+    """The decision, audited, in one transaction (raises ``AlreadyDecided``)."""
+    async with rt.db.transaction() as conn:
+        decided = await games.decide_approval(conn, row.id, decided_by=actor, lowered_to=lowered)
+        after = await games.require_game(conn, game.id)
+        await audit.audit(
+            conn,
+            action="approval.approve" if lowered is None else "approval.lower",
+            entity="approval",
+            entity_id=row.id,
+            tournament_id=game.tournament_id,
+            actor_id=actor,
+            before=row,
+            after=decided,
+        )
+        await rt.publisher.enqueue(conn, game.tournament_id)
+    return Decision(decided, after, fresh=True)
+
+
+async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> None:
+    """Ask every chief judge about each pending approval not asked yet; the judge is
+    told when no chief judge could be reached."""
+    async with rt.db.read() as conn:
+        rows = [
+            a
+            for a in await games.approvals_for_game(conn, game.id)
+            if a.status == "pending" and not a.messages
+        ]
+        if not rows:
+            return
+        t = await tournaments.get_tournament(conn, game.tournament_id)
+        chiefs = await staff.list_staff(conn, game.tournament_id, role="chief")
+        profiles = await users.get_users(conn, [c.user_id for c in chiefs] + [game.judge_id])
+    judge = profiles.get(game.judge_id)
+    judge_name = judge.first_name if judge else str(game.judge_id)
+    reached = False
+    for row in rows:
+        sent: list[tuple[int, int]] = []
+        for chief in chiefs:
+            profile = profiles.get(chief.user_id)
+            with rt.i18n.use_locale(locale_of_code(profile.language_code if profile else None)):
+                text, markup = views.approval_request(game, t.title if t else "", row, judge_name)
+            try:
+                message = await rt.bot.send_message(chief.user_id, text, reply_markup=markup)
+            except TelegramAPIError as exc:
+                log.info("approval %s not sent to %s: %s", row.id, chief.user_id, exc)
+                continue
+            sent.append((message.chat.id, message.message_id))
+        if sent:
+            reached = True
+            async with rt.db.transaction() as conn:
+                await games.set_approval_messages(conn, row.id, sent)
+    if not reached:
+        await _tell(
+            rt.bot,
+            game.judge_id,
+            _("I could not reach the chief judge for the approval (D7). He can decide it "
+              "in /games."),
+        )
+
+
+async def _tell_judge(
+    rt: Runtime, views: GameViews, approval: ApprovalRow, game: GameRecord
+) -> None:
+    async with rt.db.read() as conn:
+        profile = await users.get_user(conn, game.judge_id)
+    with rt.i18n.use_locale(locale_of_code(profile.language_code if profile else None)):
+        text = _("The chief judge decided: {decision}").format(
+            decision=views.approval_decided(approval, game)
+        )
+        if game.status == "final":
+            text += " " + _("The game is final now.")
+    await _tell(rt.bot, game.judge_id, text)
+
+
+async def _tell(bot: Bot, user_id: int, text: str) -> None:
+    try:
+        await bot.send_message(user_id, text)
+    except TelegramAPIError as exc:  # e.g. 403: he blocked the bot
+        log.info("%s not told: %s", user_id, exc)
+
+
+# -- players added at a table ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlayer:
+    player: PlayerRow
+    ask_chiefs: bool  # added now, pending: the chief judges are to confirm him
+
+
+async def add_player_at_table(
+    db: Database, *, tournament_id: int, nickname: str, actor: int
+) -> TablePlayer | Refusal:
+    """The player of that nickname, added to the roster if he is not on it: confirmed
+    when a chief judge adds him, else pending the chief judge's confirmation."""
+    async with db.transaction() as conn:
+        existing = await players.find_player_by_nickname(conn, tournament_id, nickname)
+        if existing is not None:
+            return TablePlayer(existing, ask_chiefs=False)
+        chief = await staff.staff_role(conn, tournament_id, actor) == "chief"
+        try:
+            row = await players.add_player(
+                conn,
+                tournament_id,
+                nickname,
+                status="confirmed" if chief else "pending",
+                decided_by=actor if chief else None,
+            )
+        except InvalidNickname:
+            return Refusal(
+                N_("This nickname can't be used: 1–{max} visible characters."),
+                {"max": players.MAX_NICKNAME},
+            )
+        except NicknameTaken as exc:
+            return Refusal(N_("The nickname {name} is taken."), {"name": exc.nickname})
+        await audit.audit(
+            conn,
+            action="player.add",
+            entity="player",
+            entity_id=row.id,
+            tournament_id=tournament_id,
+            actor_id=actor,
+            after=row,
+        )
+    return TablePlayer(row, ask_chiefs=row.status == "pending")
+
+
+async def ask_chiefs_to_confirm(
+    rt: Runtime, views: GameViews, *, tournament_id: int, player_id: int, judge: int
+) -> None:
+    """The chief judges (but the judge himself) are asked to confirm a player the
+    judge added at his table."""
+    async with rt.db.read() as conn:
+        row = await players.get_player(conn, player_id)
+        t = await tournaments.get_tournament(conn, tournament_id)
+        chiefs = await staff.list_staff(conn, tournament_id, role="chief")
+        known = await users.get_users(conn, [c.user_id for c in chiefs])
+        profile = await users.get_user(conn, judge)
+    if row is None or t is None:
+        return
+    judge_name = profile.first_name if profile else str(judge)
+    for chief in chiefs:
+        if chief.user_id == judge:
+            continue
+        language = known.get(chief.user_id)
+        with rt.i18n.use_locale(locale_of_code(language.language_code if language else None)):
+            text, markup = views.player_added(judge_name, row, t.title)
+        try:
+            await rt.bot.send_message(chief.user_id, text, reply_markup=markup)
+        except TelegramAPIError as exc:
+            log.info("chief %s not told about player %s: %s", chief.user_id, player_id, exc)
+
+
+async def decide_table_player(
+    db: Database, *, player_id: int, actor: int, confirm: bool
+) -> PlayerRow | Refusal:
+    """The chief judge confirms or rejects a player added at a table; the player as he
+    was before."""
+    async with db.read() as conn:
+        row = await players.get_player(conn, player_id)
+        role = await staff.staff_role(conn, row.tournament_id, actor) if row else None
+    if row is None:
+        return Refusal(N_("There is no such player."))
+    if role != "chief":
+        return Refusal(N_("Only the chief judge can confirm players."), alert=True)
+    if row.status != "pending":
+        return Refusal(N_("This was decided already."))
+    try:
+        async with db.transaction() as conn:
+            if confirm:
+                after = await players.confirm_player(conn, row.id, decided_by=actor)
+            else:
+                after = await players.reject_player(conn, row.id, decided_by=actor)
+            await audit.audit(
+                conn,
+                action="player.confirm" if confirm else "player.reject",
+                entity="player",
+                entity_id=row.id,
+                tournament_id=row.tournament_id,
+                actor_id=actor,
+                before=row,
+                after=after,
+            )
+    except (NicknameTaken, UserAlreadyPlayer):
+        return Refusal(N_("The nickname or account is taken meanwhile."), alert=True)
+    except PlayerHasGames:
+        return Refusal(N_("He has played games; annul them first."), alert=True)
+    return row
+
+
+__all__ = [
+    "Decision",
+    "GameViews",
+    "Gone",
+    "Runtime",
+    "TablePlayer",
+    "add_player_at_table",
+    "annul_game",
+    "ask_chiefs_to_confirm",
+    "decide_approval",
+    "decide_table_player",
+    "game_for_chief",
+    "is_chief",
+    "request_approvals",
+    "save_game",
+]

@@ -1,0 +1,124 @@
+"""Invite links: a one-time judge invite, the players' reusable link, spending and
+revoking them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import audit, invites, staff, tournaments
+from bot.db.connection import Conn, Database
+from bot.db.errors import InviteInvalid
+from bot.db.invites import InviteKind, InviteRow
+from bot.db.tournaments import JUDGE, TournamentRow
+from bot.names import name_of, quoted_title
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp, Notice
+
+INVITE_UNKNOWN = Refusal(N_("This invite link is not valid. Ask the chief judge for a new one."))
+INVITE_USED = Refusal(
+    N_("This invite link has been used already. Ask the chief judge for a new one.")
+)
+INVITE_REVOKED = Refusal(N_("This invite link was revoked. Ask the chief judge for a new one."))
+NO_SUCH_INVITE = Refusal(N_("There is no such invite."))
+_INVALID = {"used": INVITE_USED, "revoked": INVITE_REVOKED}
+
+
+async def _create(conn: Conn, tournament_id: int, kind: InviteKind, chief_id: int) -> InviteRow:
+    invite = await invites.create_invite(conn, tournament_id, kind, created_by=chief_id)
+    await audit.record(conn, "invite.create", invite.token, tournament_id, chief_id, after=invite)
+    return invite
+
+
+async def judge_invite(db: Database, tournament: TournamentRow, chief_id: int) -> InviteRow:
+    """A new one-time judge invite."""
+    async with db.transaction() as conn:
+        return await _create(conn, tournament.id, "judge", chief_id)
+
+
+async def withdraw(db: Database, invite: InviteRow, chief_id: int) -> None:
+    """Revoke an invite whose link could not be delivered: nobody ever saw it."""
+    async with db.transaction() as conn:
+        if await invites.revoke_invite(conn, invite.token):
+            after = await invites.get_invite(conn, invite.token)
+            await audit.record(
+                conn,
+                "invite.revoke",
+                invite.token,
+                invite.tournament_id,
+                chief_id,
+                before=invite,
+                after=after,
+            )
+
+
+async def players_invite(db: Database, tournament: TournamentRow, chief_id: int) -> InviteRow:
+    """The players' link: one per tournament, so the one already posted stays valid."""
+    async with db.transaction() as conn:
+        usable = await invites.list_invites(conn, tournament.id, usable_only=True)
+        open_links = [i for i in usable if i.kind == "player"]
+        if open_links:
+            return open_links[-1]
+        return await _create(conn, tournament.id, "player", chief_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    tournament: TournamentRow
+    follow_up: FollowUp  # the chief judge who made the invite is told (the first time)
+
+
+async def accept_judge_invite(db: Database, token: str, user_id: int) -> Accepted | Refusal:
+    """Spend a judge invite for ``user_id``. The same user's invite again (a redelivered
+    /start) changes nothing and tells nobody."""
+    async with db.transaction() as conn:
+        invite = await invites.get_invite(conn, token)
+        if invite is None or invite.kind != "judge":
+            return INVITE_UNKNOWN
+        tournament = await tournaments.require_tournament(conn, invite.tournament_id)
+        current = await staff.staff_role(conn, tournament.id, user_id)
+        title = quoted_title(tournament)
+        if tournament.status == "finished":
+            return Refusal(N_("{title} is finished; it needs no more judges."), {"title": title})
+        if current is not None and invite.used_by != user_id:
+            # Already staff: the link stays unused, for someone else.
+            return Refusal(N_("You are on the staff of {title} already."), {"title": title})
+        try:
+            used = await invites.use_invite(conn, token, user_id)
+        except InviteInvalid as exc:
+            return _INVALID.get(exc.reason, INVITE_UNKNOWN)
+        if current is not None:
+            return Accepted(tournament, FollowUp())
+        await audit.record(
+            conn, "invite.use", token, tournament.id, user_id, before=invite, after=used
+        )
+        row = await staff.add_staff(conn, tournament.id, user_id, JUDGE, added_by=invite.created_by)
+        await audit.record(conn, "staff.add", user_id, tournament.id, user_id, after=row)
+        name = await name_of(conn, user_id)
+    told = _("{name} accepted your judge invite and is now a judge of {title}.")
+    notice = Notice(invite.created_by, told.format(name=name, title=title))
+    return Accepted(tournament, FollowUp((notice,)))
+
+
+async def revoke(db: Database, token: str, actor_id: int) -> Refusal | None:
+    """Revoke a judge or player invite (its chief judge checked by the caller's filter):
+    None, or why it can't be. Either way the link is dead now."""
+    async with db.transaction() as conn:
+        invite = await invites.get_invite(conn, token)
+        if invite is None:
+            return NO_SUCH_INVITE
+        if not await invites.revoke_invite(conn, token):
+            if invite.revoked_at is not None:
+                return Refusal(N_("This invite link was revoked already."))
+            return Refusal(
+                N_(
+                    "This invite link has been used already; remove the judge with /staff "
+                    "instead."
+                )
+            )
+        after = await invites.get_invite(conn, token)
+        await audit.record(
+            conn, "invite.revoke", token, invite.tournament_id, actor_id, before=invite, after=after
+        )
+    return None

@@ -1,0 +1,173 @@
+"""Lots (8.7.5, D12): the chief judge draws one for each group still tied after
+8.7.1-8.7.4; the draw is recorded once and the standings follow it from then on."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import lots, players
+from bot.db.audit import record
+from bot.db.connection import Conn, Database
+from bot.db.lots import LotRow
+from bot.db.tournaments import TournamentRow
+from bot.publishing import Publisher
+from bot.rating_format import place_labels
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp
+from bot.standings import StandingsService, TournamentStandings
+from scoring import InvalidGameError
+
+DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept (D12).")
+
+
+@dataclass(frozen=True, slots=True)
+class Spent(Refusal):
+    """Refused, and the offer's button leads nowhere any more."""
+
+
+@dataclass(frozen=True, slots=True)
+class TiedGroup:
+    """Players still tied after 8.7.1-8.7.4, sharing places ``place``.. (``label``)."""
+
+    place: int
+    label: str  # e.g. 5–6
+    names: list[str]  # in standings order
+    ids: list[int]  # their player ids, in the same order
+
+    @property
+    def digest(self) -> str:
+        return group_digest(self.ids)
+
+
+def group_digest(player_ids: Sequence[int]) -> str:
+    """A short fingerprint of a group (a long id list exceeds callback data's 64 bytes)."""
+    return hashlib.sha256(lots.group_key(player_ids).encode()).hexdigest()[:16]
+
+
+async def _names_to_ids(conn: Conn, tournament_id: int) -> dict[str, int]:
+    """Nickname → player id; the standings name players by nickname."""
+    found: dict[str, int] = {}
+    for player in await players.list_players(conn, tournament_id):
+        if player.status != "rejected" or player.nickname not in found:
+            found[player.nickname] = player.id
+    return found
+
+
+def _tied(ts: TournamentStandings, ids: Mapping[str, int]) -> list[TiedGroup]:
+    rows = ts.standings.rows
+    labels = place_labels([r.place for r in rows])
+    by_place: dict[int, tuple[str, list[str]]] = {}
+    for label, row in zip(labels, rows, strict=True):
+        by_place.setdefault(row.place, (label, []))[1].append(row.player)
+    return [
+        TiedGroup(place, label, names, [ids.get(n, 0) for n in names])
+        for place, (label, names) in by_place.items()
+        if len(names) > 1
+    ]
+
+
+async def tied_groups(
+    db: Database, standings: StandingsService, tournament: TournamentRow
+) -> list[TiedGroup] | Refusal:
+    """The tournament's groups that a lot would decide."""
+    try:
+        ts = await standings.get(tournament.id)
+    except InvalidGameError:
+        return Refusal(
+            N_(
+                "{title}: the standings can't be computed until a stored game is "
+                "corrected; no lot can be drawn."
+            ),
+            {"title": html.escape(tournament.title, quote=False)},
+        )
+    if len({row.place for row in ts.standings.rows}) == len(ts.standings.rows):
+        return []
+    async with db.read() as conn:
+        ids = await _names_to_ids(conn, tournament.id)
+    return _tied(ts, ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    group: TiedGroup
+    order: str  # the places as drawn: "5. P6, 6. P1"
+    follow_up: FollowUp  # the group is told; the standings follow the lot
+
+
+def drawn_order(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> str:
+    return ", ".join(
+        f"{first + n}. {html.escape(by_id[pid], quote=False)}" for n, pid in enumerate(order)
+    )
+
+
+async def draw_lot(
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    digest: str,
+    actor_id: int,
+) -> Drawn | Refusal:
+    """Draw the order of the tied group ``digest`` names, once."""
+    group = await _still_tied(db, standings, tournament, digest)
+    if isinstance(group, Refusal):
+        return group
+    order = list(group.ids)
+    secrets.SystemRandom().shuffle(order)
+    by_id = dict(zip(group.ids, group.names, strict=True))
+    async with db.transaction() as conn:
+        if await lots.get_lot(conn, tournament.id, order) is not None:
+            return Spent(DRAWN_ALREADY)  # drawn by another tap meanwhile: that one is kept
+        lot = await lots.record_lot(conn, tournament.id, order, drawn_by=actor_id)
+        await _record(conn, tournament, group, lot, by_id, actor_id)
+        text = drawn_order(group.place, lot.order, by_id)
+        # The group reads the tournament's language.
+        with i18n.use_locale(tournament.language):
+            note = _(
+                "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
+            ).format(places=group.label, order=text)
+        await publisher.enqueue(conn, tournament.id, note=note, standings=True)  # the order changes
+    return Drawn(group, text, FollowUp(publisher=publisher, tournament_id=tournament.id, now=True))
+
+
+async def _still_tied(
+    db: Database, standings: StandingsService, tournament: TournamentRow, digest: str
+) -> TiedGroup | Refusal:
+    """The group ``digest`` names, if its players are still tied."""
+    async with db.read() as conn:
+        ids = await _names_to_ids(conn, tournament.id)
+        drawn = await lots.lots_for_tournament(conn, tournament.id)
+    try:
+        ts = await standings.get(tournament.id)
+    except InvalidGameError:
+        return Refusal(N_("The standings can't be computed now; no lot can be drawn."))
+    for group in _tied(ts, ids):
+        if all(n in ids for n in group.names) and group.digest == digest:
+            return group
+    if any(group_digest(lot.group) == digest for lot in drawn):
+        return Spent(DRAWN_ALREADY)
+    return Spent(N_("This card is out of date: the standings changed. Send /lot again."))
+
+
+async def _record(
+    conn: Conn,
+    tournament: TournamentRow,
+    group: TiedGroup,
+    lot: LotRow,
+    by_id: Mapping[int, str],
+    actor_id: int,
+) -> None:
+    after = {
+        "places": group.label,
+        "order": [{"player_id": pid, "nickname": by_id[pid]} for pid in lot.order],
+        "drawn_at": lot.drawn_at,
+    }
+    await record(conn, "lot.draw", lot.id, tournament.id, actor_id, after=after)

@@ -1,0 +1,122 @@
+"""The staff of a tournament: who holds which role (read through the one cache,
+``Database.cached``), judges added by a reply and removed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from aiogram.types import User
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import audit, staff, tournaments, users
+from bot.db.connection import Database
+from bot.db.errors import LastChief
+from bot.db.staff import StaffRow
+from bot.db.tournaments import CHIEF, JUDGE, StaffRole, StaffTournament, TournamentRow
+from bot.names import name_of, names_of, quoted_title
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp, Notice
+
+# -- who holds which role ---------------------------------------------------------------
+
+
+def allows(role: StaffRole | None, need: StaffRole | None) -> bool:
+    """Whether ``role`` may do what needs ``need`` (None: anyone on the staff)."""
+    return role is not None and (need is None or role == need)
+
+
+async def tournament_and_role(
+    db: Database, tournament_id: int, user_id: int
+) -> tuple[TournamentRow | None, StaffRole | None]:
+    return await db.cached(
+        ("tournament_and_role", tournament_id, user_id),
+        partial(tournaments.tournament_and_role, tournament_id=tournament_id, user_id=user_id),
+    )
+
+
+async def staff_tournaments(
+    db: Database, user_id: int, *, finished: bool = False
+) -> list[StaffTournament]:
+    """The tournaments ``user_id`` is on the staff of, newest first (unfinished ones only
+    unless ``finished``)."""
+    return await db.cached(
+        ("staff_tournaments", user_id, finished),
+        partial(tournaments.tournaments_for_staff, user_id=user_id, include_finished=finished),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StaffList:
+    tournament: TournamentRow
+    members: list[StaffRow]  # chiefs first
+    names: dict[int, str]  # user id -> as the staff list shows him
+
+    def of(self, role: StaffRole) -> list[StaffRow]:
+        return [m for m in self.members if m.role == role]
+
+    def is_chief(self, user_id: int) -> bool:
+        return any(m.user_id == user_id for m in self.of(CHIEF))
+
+
+async def staff_list(db: Database, tournament_id: int) -> StaffList:
+    async with db.read() as conn:
+        tournament = await tournaments.require_tournament(conn, tournament_id)
+        members = await staff.list_staff(conn, tournament_id)
+        names = await names_of(conn, [m.user_id for m in members])
+    return StaffList(tournament, members, names)
+
+
+# -- adding and removing ----------------------------------------------------------------
+
+
+async def add_judge(
+    db: Database, tournament: TournamentRow, person: User, actor_id: int
+) -> str | Refusal:
+    """Make ``person`` (pointed at by a reply) a judge: his name, or a Refusal when he is
+    on the staff already."""
+    async with db.transaction() as conn:
+        # Recorded for his name in lists and notices (he may never have written to us).
+        await users.upsert_user(
+            conn,
+            person.id,
+            first_name=person.first_name,
+            username=person.username,
+            language_code=person.language_code,
+        )
+        name = await name_of(conn, person.id)
+        current = await staff.staff_role(conn, tournament.id, person.id)
+        if current is None:
+            row = await staff.add_staff(conn, tournament.id, person.id, JUDGE, added_by=actor_id)
+            await audit.record(conn, "staff.add", person.id, tournament.id, actor_id, after=row)
+    if current == CHIEF:
+        return Refusal(N_("{name} is the chief judge already."), {"name": name})
+    if current == JUDGE:
+        return Refusal(N_("{name} is a judge already."), {"name": name})
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    name: str  # as the staff list showed him
+    follow_up: FollowUp  # he is told
+
+
+async def remove_judge(
+    db: Database, tournament: TournamentRow, target: int, actor_id: int
+) -> Removed | Refusal:
+    async with db.transaction() as conn:
+        before = await staff.get_staff(conn, tournament.id, target)
+        name = await name_of(conn, target)
+        if before is None:
+            return Refusal(N_("{name} is not on the staff."), {"name": name})
+        try:
+            await staff.remove_staff(conn, tournament.id, target)
+        except LastChief:
+            return Refusal(
+                N_("The tournament can't be left without a chief judge; {name} stays."),
+                {"name": name},
+            )
+        await audit.record(conn, "staff.remove", target, tournament.id, actor_id, before=before)
+    told = _("You are no longer a judge of {title}.").format(title=quoted_title(tournament))
+    return Removed(name, FollowUp((Notice(target, told),)))

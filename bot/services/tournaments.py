@@ -1,0 +1,171 @@
+"""Tournaments: the group's tournament, creation, language, time zone, start and finish."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import audit, games, players, staff, tournaments
+from bot.db.connection import Database
+from bot.db.errors import ChatBusy, InvalidTransition
+from bot.db.tournaments import TournamentRow
+from bot.names import quoted_title
+from bot.publishing import Publisher
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp
+from bot.services.refusals import NO_TOURNAMENT_HERE, OUT_OF_DATE
+from bot.services.staff import StaffList, staff_list
+
+
+async def chat_tournament(
+    db: Database, chat_id: int, *, latest: bool = False
+) -> TournamentRow | None:
+    """The group's unfinished tournament; with ``latest``, else its latest one."""
+    load = tournaments.current_for_chat if latest else tournaments.running_tournament_for_chat
+    return await db.cached(("chat_tournament", chat_id, latest), partial(load, chat_id=chat_id))
+
+
+def chat_busy(busy: TournamentRow) -> Refusal:
+    return Refusal(
+        N_(
+            "This group already has an unfinished tournament, {title}. One group runs one "
+            "tournament at a time: its chief judge finishes it first (/tournament)."
+        ),
+        {"title": quoted_title(busy)},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournament:
+    title: str
+    distance: int
+    chat_id: int
+    language: str
+    timezone: str
+
+
+async def create(db: Database, new: NewTournament, chief_id: int) -> TournamentRow | Refusal:
+    """Create the group's tournament; its creator becomes its chief judge."""
+    try:
+        async with db.transaction() as conn:
+            tournament = await tournaments.create_tournament(
+                conn,
+                title=new.title,
+                distance=new.distance,
+                created_by=chief_id,
+                chat_id=new.chat_id,
+                language=new.language,
+                timezone=new.timezone,
+            )
+            tid = tournament.id
+            await audit.record(conn, "tournament.create", tid, tid, chief_id, after=tournament)
+            chief = await staff.get_staff(conn, tid, chief_id)
+            await audit.record(conn, "staff.add", chief_id, tid, chief_id, after=chief)
+    except ChatBusy as exc:
+        async with db.read() as conn:
+            busy = await tournaments.get_tournament(conn, exc.tournament_id)
+        return chat_busy(busy) if busy else NO_TOURNAMENT_HERE
+    return tournament
+
+
+async def set_language(
+    db: Database, tournament: TournamentRow, language: str, actor_id: int
+) -> TournamentRow:
+    """The language the tournament's group reads."""
+    return await _change(db, tournament, "language", language, actor_id)
+
+
+async def set_timezone(
+    db: Database, tournament: TournamentRow, zone: str, actor_id: int
+) -> TournamentRow:
+    """The time zone the tournament's times are shown in (an IANA name, checked)."""
+    return await _change(db, tournament, "timezone", zone, actor_id)
+
+
+async def _change(
+    db: Database,
+    tournament: TournamentRow,
+    setting: Literal["language", "timezone"],
+    value: str,
+    actor_id: int,
+) -> TournamentRow:
+    """One setting of the tournament changed, and audited when it really changed."""
+    store = tournaments.set_language if setting == "language" else tournaments.set_timezone
+    async with db.transaction() as conn:
+        before = await tournaments.require_tournament(conn, tournament.id)
+        after = await store(conn, tournament.id, value)
+        old, new = getattr(before, setting), getattr(after, setting)
+        if old != new:
+            await audit.record(
+                conn,
+                "tournament." + setting,
+                after.id,
+                after.id,
+                actor_id,
+                before={setting: old},
+                after={setting: new},
+            )
+    return after
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    tournament: TournamentRow
+    follow_up: FollowUp  # the group is told
+
+
+async def set_status(
+    db: Database,
+    i18n: I18n,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    wanted: Literal["running", "finished"],
+    actor_id: int,
+) -> StatusChanged | Refusal:
+    """Start or finish the tournament (forward only); the group is told."""
+    if tournament.status in (wanted, "finished"):
+        return OUT_OF_DATE
+    try:
+        async with db.transaction() as conn:
+            before = await tournaments.require_tournament(conn, tournament.id)
+            after = await tournaments.set_status(conn, tournament.id, wanted)
+            with i18n.use_locale(after.language):  # the group reads the tournament's
+                if wanted == "running":
+                    note = _("Tournament {title} has started. Good games!")
+                else:
+                    note = _("Tournament {title} is finished. The final standings: /rating")
+            note = note.format(title=quoted_title(after))
+            await publisher.enqueue(conn, tournament.id, note=note)
+            await audit.record(
+                conn, "tournament.status", after.id, after.id, actor_id, before=before, after=after
+            )
+    except InvalidTransition:
+        return OUT_OF_DATE
+    return StatusChanged(after, FollowUp(publisher=publisher, tournament_id=after.id, now=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """What the tournament's card shows."""
+
+    staff: StaffList
+    confirmed: int  # players
+    pending: int  # applications waiting for the chief judge
+    saved: int  # games
+
+    @property
+    def tournament(self) -> TournamentRow:
+        return self.staff.tournament
+
+
+async def overview(db: Database, tournament_id: int) -> Overview:
+    async with db.read() as conn:
+        members = await staff_list(db, tournament_id)
+        listed = await players.list_players(conn, tournament_id, status=("confirmed", "pending"))
+        saved = await games.count_games(conn, tournament_id)
+    confirmed = sum(1 for p in listed if p.status == "confirmed")
+    return Overview(members, confirmed, len(listed) - confirmed, saved)

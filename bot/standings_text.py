@@ -1,0 +1,268 @@
+"""The standings as people read them, in one place: the monospaced table, the group's
+live standings message, /rating's standings block and the cells of the picture.
+
+Pure rendering (no I/O), in the current language (aiogram's gettext): the group's live
+message is built in the tournament's language by ``bot.publishing``, /rating in the
+reader's by ``handlers.rating``. Numbers and message splitting: ``bot.rating_format``;
+the drawing itself: ``bot.standings_image``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from aiogram.utils.i18n import gettext as _
+
+from bot.rating_format import (
+    MESSAGE_LIMIT,
+    Pages,
+    display_width,
+    fit,
+    place_labels,
+    points,
+    right,
+    split_labels,
+    utf16_len,
+)
+from scoring import StandingRow, Standings
+
+TOP = 20  # rows of /rating; /rating all shows everyone
+LIVE_ROWS = 50  # rows of the group's live standings message; the rest: /rating all
+NAME_WIDTH = 14  # nickname column in the monospaced table (a phone shows ~40 columns)
+PENDING_MARK = "*"
+_CODE = re.compile(r"^R(\d+)-T(\d+)$")
+
+
+def standings_after(games: int) -> str:
+    return _("Standings after {games} game", "Standings after {games} games", games).format(
+        games=games
+    )
+
+
+def _games_played(standings: Standings) -> int:
+    return sum(row.games for row in standings.rows) // 10
+
+
+# ---------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True, slots=True)
+class TableText:
+    header: str
+    rows: list[str]
+
+
+def standings_table(
+    rows: Sequence[StandingRow],
+    *,
+    all_places: Sequence[int] | None = None,
+    pending_players: Collection[str] = (),
+    name_width: int = NAME_WIDTH,
+) -> TableText:
+    """Place, nickname, total, extra points, wins, Ci; escaped monospaced lines.
+
+    ``all_places`` are the places of the whole standings (rows may be its top only),
+    so a shared place cut by the top still shows its full range.
+    """
+    places = list(all_places) if all_places is not None else [r.place for r in rows]
+    labels = place_labels(places)[: len(rows)]
+    # One msgid for the whole header row: its words only make sense together.
+    heads = split_labels(_("#|Player|Total|Extra|W|Ci"), "#|Player|Total|Extra|W|Ci")
+    cells = [
+        (label, row.player, points(row.total), points(row.extra), str(row.wins), points(row.ci))
+        for label, row in zip(labels, rows, strict=True)
+    ]
+    marks = [PENDING_MARK if row.player in pending_players else " " for row in rows]
+    if not pending_players or all(m == " " for m in marks):
+        marks = [""] * len(rows)
+    widths = [display_width(h) for h in heads]
+    for values in cells:
+        widths = [max(w, display_width(v)) for w, v in zip(widths, values, strict=True)]
+    widths[1] = min(widths[1], max(name_width, display_width(heads[1])))
+
+    def line(values: Sequence[str], mark: str) -> str:
+        place, name, *numbers = values
+        # The mark follows the (cut) nickname, so truncation never hides it.
+        shown = fit(name, widths[1]).rstrip(" ") + mark.strip()
+        parts = [right(place, widths[0]), fit(shown, widths[1] + len(mark))]
+        parts += [right(v, w) for v, w in zip(numbers, widths[2:], strict=True)]
+        return html.escape(" ".join(parts).rstrip(), quote=False)
+
+    pad = " " if any(marks) else ""
+    return TableText(line(heads, pad), [line(c, m) for c, m in zip(cells, marks, strict=True)])
+
+
+# ------------------------------------------------------------- the group's live message
+
+
+def live_message(
+    title: str, standings: Standings, *, max_rows: int = LIVE_ROWS, limit: int = MESSAGE_LIMIT
+) -> str:
+    """The group's live standings message: the /rating table (place, nickname, total,
+    extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters."""
+    rows = standings.rows
+    head = f"<b>{html.escape(title)}</b>\n" + standings_after(_games_played(standings))
+    if not rows:
+        return head + "\n" + _("No games counted yet.")
+    notes = []
+    if standings.pending_games:
+        notes.append(
+            _("Not counted until the chief judge approves the judge's points (8.4.3, D7): {games}")
+            .format(games=", ".join(standings.pending_games))
+        )
+    if standings.ties():
+        notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5, D12)."))
+    table = standings_table(rows[:max_rows], all_places=[row.place for row in rows])
+    shown = len(table.rows)
+    while True:
+        parts = [head, "<pre>" + "\n".join([table.header, *table.rows[:shown]]) + "</pre>"]
+        if shown < len(rows):
+            parts.append(_("…and {count} more: /rating all").format(count=len(rows) - shown))
+        text = "\n".join(parts + notes)
+        if utf16_len(text) <= limit or shown <= 1:
+            return text
+        shown -= 1
+
+
+# ------------------------------------------------------------------------------ /rating
+
+
+@dataclass(slots=True)
+class PendingGame:
+    """A game the standings include that may still change (marked, and counted)."""
+
+    code: str
+    approval: bool = False  # judge's points above 0.5 await the chief judge (D7)
+    protests: list[int] = field(default_factory=list)  # open protests (8.8)
+
+
+def game_title(code: str) -> str:
+    found = _CODE.match(code)
+    if found is None:
+        return html.escape(code, quote=False)
+    return _("round {round}, table {table}").format(round=found[1], table=found[2])
+
+
+def _sort_key(code: str) -> tuple[int, int, str]:
+    found = _CODE.match(code)
+    return (int(found[1]), int(found[2]), code) if found else (0, 0, code)
+
+
+def pending_note(pending: Mapping[str, PendingGame]) -> str:
+    items = []
+    for game in sorted(pending.values(), key=lambda g: _sort_key(g.code)):
+        reasons = []
+        if game.approval:
+            reasons.append(_("judge's points above 0.5 await the chief judge's approval, D7"))
+        reasons += [_("protest #{id} open, 8.8").format(id=pid) for pid in game.protests]
+        items.append(f"{game_title(game.code)} ({'; '.join(reasons)})")
+    return _(
+        "⏳ Pending games included: {count} — {games}. Players marked {mark} played in them; "
+        "their points may still change."
+    ).format(count=len(pending), games=", ".join(items), mark=PENDING_MARK)
+
+
+def ties_note() -> str:
+    return _(
+        "Shared places (such as 5–6) are players still tied after 8.7.1–8.7.4; "
+        "the chief judge draws a lot for them (8.7.5)."
+    )
+
+
+def rating_block(
+    pages: Pages,
+    title: str,
+    standings: Standings,
+    *,
+    games: int,
+    show_all: bool,
+    pending: Mapping[str, PendingGame],
+    pending_players: Collection[str],
+) -> None:
+    """/rating's standings of one tournament: title, scope, table and notes.
+
+    ``games``: the games counted; ``pending``: the counted games that may still change,
+    ``pending_players`` those who played them (marked in the table).
+    """
+    rows = standings.rows
+    head = f"<b>{html.escape(title, quote=False)}</b>"
+    if not rows:
+        pages.text(head + "\n" + _("No games have been recorded yet."))
+        return
+    shown = rows if show_all else rows[:TOP]
+    if len(shown) < len(rows):
+        scope = _("top {top} of {players}; /rating all shows everyone").format(
+            top=len(shown), players=len(rows)
+        )
+    else:
+        scope = _("all {players} players").format(players=len(rows))
+    pages.text(
+        head
+        + "\n"
+        + _("Standings · games counted: {games} · {scope}").format(games=games, scope=scope)
+    )
+    places = [r.place for r in rows]
+    table = standings_table(shown, all_places=places, pending_players=pending_players)
+    pages.table(table.header, table.rows)
+    notes = []
+    if len(set(places)) < len(places):
+        notes.append(ties_note())
+    if pending:
+        notes.append(pending_note(pending))
+    if notes:
+        pages.text("\n".join(notes))
+
+
+# ------------------------------------------------------------------------- the picture
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """What ``bot.standings_image.render_standings`` draws, and the photo's caption."""
+
+    title: str
+    subtitle: str
+    columns: list[str]
+    rows: list[tuple[str, ...]]
+    podium: int  # rows highlighted: places 1-3
+    caption: str
+
+
+def picture(title: str, standings: Standings) -> Picture:
+    """The full standings as the picture's cells: place, nickname, total, extra, wins,
+    Ci, games."""
+    labels = place_labels([row.place for row in standings.rows])
+    rows: list[tuple[str, ...]] = [
+        (
+            label,
+            row.player,
+            points(row.total),
+            points(row.extra),
+            str(row.wins),
+            points(row.ci),
+            str(row.games),
+        )
+        for label, row in zip(labels, standings.rows, strict=True)
+    ]
+    columns = split_labels(
+        _("#|Player|Total|Extra|Wins|Ci|Games"), "#|Player|Total|Extra|Wins|Ci|Games"
+    )
+    subtitle = standings_after(_games_played(standings))
+    return Picture(
+        title=title,
+        subtitle=subtitle,
+        columns=columns,
+        rows=rows,
+        podium=sum(1 for row in standings.rows if row.place <= 3),
+        caption=f"<b>{html.escape(title)}</b>\n{subtitle}",
+    )
+
+
+def round_caption(title: str, round_no: int) -> str:
+    """The caption of the picture posted when a round is complete."""
+    return _("{title}: standings after round {round}").format(
+        title=html.escape(title), round=round_no
+    )

@@ -1,0 +1,165 @@
+"""/game, /cancel and every tap and typed text on the judge's card: the handlers load
+the draft, check who acts, and hand the tap to the shown step (``steps/``)."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, StateFilter
+from aiogram.types import CallbackQuery, Message
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import tournaments
+from handlers.game_entry.callbacks import NewGame, Step
+from handlers.game_entry.context import Ctx
+from handlers.game_entry.draft import Draft, new_draft_id, new_token
+from handlers.game_entry.flow import (
+    STALE,
+    apply,
+    authorize,
+    current_draft,
+    is_stale,
+    persist,
+    render,
+    retire_card,
+    show,
+)
+from handlers.game_entry.states import GameEntry
+from handlers.game_entry.steps.best_move import void_request
+from scoring import N_
+
+router = Router(name="game_entry.entry")
+
+
+# -- /game ----------------------------------------------------------------------------
+
+
+async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) -> None:
+    """A new draft for the user, or his unfinished one sent again."""
+    existing = await current_draft(ctx.state)
+    if existing is not None and await ctx.state.get_state() in ctx.card.state_names:
+        await resend_card(ctx, existing, chat_id)
+        return
+    async with ctx.db.read() as conn:
+        mine = await tournaments.tournaments_for_staff(conn, ctx.user_id)
+    running = [m.tournament.id for m in mine if m.tournament.status == "running"]
+    if not running:
+        text = _("Only a judge or the chief judge of a running tournament can enter a game.")
+        if reply is not None:
+            await reply.answer(text)
+        else:
+            await ctx.bot.send_message(chat_id, text)
+        return
+    d = Draft(
+        token=new_token(),
+        draft_id=new_draft_id(),
+        judge_id=ctx.user_id,
+        locale=ctx.i18n.current_locale,
+        card_chat=chat_id,
+    )
+    if len(running) == 1:
+        d.tid, d.step = running[0], ctx.card.first
+    else:
+        d.choices, d.step = running, ctx.card.prelude.code
+    text, markup = await render(ctx, d)
+    sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
+    d.card_id = sent.message_id
+    await persist(ctx, d)
+
+
+async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:
+    """The unfinished game's card, sent again below; the old one loses its buttons."""
+    old = d.card_id
+    text, markup = await render(ctx, d)
+    sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
+    d.card_chat, d.card_id = chat_id, sent.message_id
+    await persist(ctx, d)
+    await retire_card(ctx.bot, chat_id, old, _("⤵️ This game continues below."))
+    await ctx.bot.send_message(
+        chat_id, _("You have an unfinished game: its card is above. /cancel discards it.")
+    )
+
+
+@router.message(Command("game"), F.chat.type == "private")
+async def cmd_game(message: Message, ctx: Ctx) -> None:
+    await start_game(ctx, message.chat.id, reply=message)
+
+
+@router.message(Command("game"))
+async def cmd_game_in_group(message: Message) -> None:
+    await message.reply(_("Games are entered in a private chat with me: send /game there."))
+
+
+@router.callback_query(NewGame.filter())
+async def new_game_button(callback: CallbackQuery, ctx: Ctx | None = None) -> None:
+    await callback.answer()
+    if callback.message is None or ctx is None:  # no message: no chat to start in
+        return
+    await start_game(ctx, callback.message.chat.id)
+
+
+@router.message(Command("cancel"), StateFilter(GameEntry))
+async def cancel(message: Message, ctx: Ctx) -> None:
+    d = await current_draft(ctx.state)
+    await ctx.state.clear()
+    if d is not None:
+        await retire_card(
+            ctx.bot, d.card_chat, d.card_id, "✖ " + _("Cancelled. Nothing was saved.")
+        )
+        await void_request(ctx.bot, ctx.i18n, d, N_("The judge cancelled this game's entry."))
+    await message.answer(_("Cancelled. Nothing was saved."))
+
+
+# -- every tap on the card ---------------------------------------------------------------
+
+
+@router.callback_query(Step.filter())
+async def on_step(
+    callback: CallbackQuery, callback_data: Step, ctx: Ctx, raw_state: str | None
+) -> None:
+    d = await current_draft(ctx.state)
+    current = raw_state in ctx.card.state_names
+    if d is not None and d.tap == callback.id and current:
+        # This tap again: it was applied and stored, but the bot stopped before the
+        # card was shown. Show the card as stored; don't apply the tap twice.
+        await callback.answer()
+        await show(ctx, d)
+        return
+    if d is None or is_stale(d, callback_data, callback) or not current:
+        await callback.answer(_(STALE))
+        return
+    refusal = await authorize(ctx, d)
+    if refusal is not None:
+        await callback.answer(refusal, show_alert=True)
+        return
+    refusal = await apply(ctx, d, callback_data)
+    if refusal is not None:
+        await callback.answer(refusal, show_alert=len(refusal) > 60)
+        return
+    d.tap = callback.id
+    await callback.answer()
+    await ctx.run_after()
+    await show(ctx, d)
+
+
+# -- typed input -------------------------------------------------------------------------
+
+
+@router.message(StateFilter(GameEntry), F.chat.type == "private", F.text, ~F.text.startswith("/"))
+async def on_text(message: Message, ctx: Ctx) -> None:
+    assert message.text is not None
+    d = await current_draft(ctx.state)
+    if d is None:
+        await ctx.state.clear()
+        return
+    handler = ctx.card.typed(d.step)
+    if handler is None:
+        await message.reply(_("Use the buttons on the card above (or /cancel)."))
+        return
+    refusal = await authorize(ctx, d)
+    if refusal is None:
+        refusal = await handler(ctx, d, message.text.strip())
+    if refusal is not None:
+        await message.reply(refusal)
+        return
+    await ctx.run_after()
+    await show(ctx, d)

@@ -1,0 +1,139 @@
+"""A step of the judge's card, declared in one place, and the card made of its steps.
+
+Each step is one module of ``steps/`` with one ``StepSpec``: its FSM state, its title,
+its prompt and keyboard, when it is done, the text it takes, what entering it does and
+the actions of its buttons (as an aiogram ``Scene`` or an aiogram_dialog ``Window``
+keeps a step together). ``steps/__init__.py`` lists them, in the order of the card, in
+one ``Card``; nothing registers itself on import.
+
+The step codes (a button's ``s``, ``Draft.step``) and the states are stored in judges'
+drafts: a draft saved before an upgrade must still be read after it, so neither is
+ever renamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from aiogram.fsm.state import State
+from babel.support import LazyProxy
+
+from handlers.game_entry.callbacks import Step
+
+if TYPE_CHECKING:
+    from handlers.game_entry.card import View
+    from handlers.game_entry.context import Ctx
+    from handlers.game_entry.draft import Draft
+    from handlers.game_entry.keyboards import Keys
+
+# A button's action changes the draft and returns None, or refuses with a one-line
+# reason (then nothing is stored).
+Action = Callable[["Ctx", "Draft", Step], Awaitable[str | None]]
+# Text the judge typed while the step is shown: the same contract.
+Typed = Callable[["Ctx", "Draft", str], Awaitable[str | None]]
+# Work done once a tap that entered the step is answered (e.g. ask a player).
+Entered = Callable[["Ctx", "Draft"], Awaitable[None]]
+# What the step adds to the card's view (read from the database or the engine).
+Loader = Callable[["Ctx", "Draft", "View"], Awaitable[None]]
+Prompt = Callable[["Draft", "View"], list[str]]
+Buttons = Callable[["Keys", "View"], None]
+
+
+def _always(d: Draft) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class StepSpec:
+    code: str  # the step's code in drafts and buttons (stored: never renamed)
+    state: State  # its FSM state (stored: never renamed)
+    title: LazyProxy  # lazy_gettext: shown in the reader's language
+    prompt: Prompt  # the lines under the protocol
+    keyboard: Buttons  # its buttons (the Back / Next row is added to them)
+    # Filled enough to go on (Next, and the review needs every step done).
+    done: Callable[[Draft], bool] = _always
+    # Part of this game at all (e.g. no best move after 8.3.6).
+    applies: Callable[[Draft], bool] = _always
+    actions: Mapping[str, Action] = field(default_factory=dict)
+    typed: Typed | None = None
+    enter: Callable[[Draft], None] | None = None  # sets up the card state on entering
+    entered: Entered | None = None
+    load: Loader | None = None
+    # The tournament choice before the steps: no number, no protocol, no Back/Next.
+    prelude: bool = False
+    marks_seat: bool = False  # the protocol marks the selected seat
+    lists_seats: bool = False  # the prompt names every seat: a long card drops the protocol's
+
+
+class Card:
+    """The judge's card: a prelude (the tournament) and the numbered steps in order, and
+    the actions every step has (Back, Next, Review)."""
+
+    def __init__(
+        self, prelude: StepSpec, steps: Sequence[StepSpec], common: Mapping[str, Action]
+    ) -> None:
+        self.prelude = prelude
+        self.steps = tuple(steps)
+        self.order = tuple(spec.code for spec in self.steps)
+        self.first = self.order[0]
+        self.review = self.order[-1]  # the last step: the review, with Save
+        self._specs = {spec.code: spec for spec in (prelude, *self.steps)}
+        if len(self._specs) != len(self.steps) + 1:
+            raise ValueError("two steps share a code")
+        self._common = dict(common)
+        self.state_names = frozenset(str(spec.state.state) for spec in self._specs.values())
+
+    def spec(self, code: str) -> StepSpec:
+        return self._specs[code]
+
+    def state(self, code: str) -> State:
+        return self._specs[code].state
+
+    def action(self, code: str, name: str) -> Action | None:
+        spec = self._specs.get(code)
+        found = spec.actions.get(name) if spec is not None else None
+        return found or self._common.get(name)
+
+    def typed(self, code: str) -> Typed | None:
+        spec = self._specs.get(code)
+        return spec.typed if spec is not None else None
+
+    # -- the order of the steps ----------------------------------------------------------
+
+    def done(self, d: Draft, code: str) -> bool:
+        """Whether the step is filled enough to go on."""
+        spec = self._specs.get(code)
+        return spec.done(d) if spec is not None else True
+
+    def applies(self, d: Draft, code: str) -> bool:
+        return code in self.order and self._specs[code].applies(d)
+
+    def visible(self, d: Draft) -> list[str]:
+        return [spec.code for spec in self.steps if spec.applies(d)]
+
+    def next(self, d: Draft, code: str) -> str:
+        steps = self.visible(d)
+        if code not in steps:
+            return steps[0]
+        return steps[min(steps.index(code) + 1, len(steps) - 1)]
+
+    def previous(self, d: Draft, code: str) -> str | None:
+        steps = self.visible(d)
+        if code not in steps:
+            return None
+        index = steps.index(code)
+        return steps[index - 1] if index > 0 else None
+
+    def complete(self, d: Draft) -> bool:
+        """Every required step is filled: the review (and Save) can be reached."""
+        return all(spec.done(d) for spec in self.steps)
+
+    def number(self, code: str) -> int:
+        """The number the card shows for the step (0: the prelude)."""
+        return self.order.index(code) + 1 if code in self.order else 0
+
+    @property
+    def total(self) -> int:
+        return len(self.order)

@@ -1,0 +1,277 @@
+"""Step 2: seating. A player per seat, tapped (filtered by typing part of a nickname) or
+pasted as ten lines; a player missing from the roster is added at the table, pending
+the chief judge's confirmation unless the chief adds him."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from aiogram.utils.i18n import gettext as _
+from aiogram.utils.i18n import lazy_gettext as __
+
+from bot.db import players
+from bot.services import Refusal
+from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
+from handlers.game_entry.callbacks import Step
+from handlers.game_entry.card import View, refusal_text
+from handlers.game_entry.context import Ctx
+from handlers.game_entry.draft import Draft
+from handlers.game_entry.flow import STALE
+from handlers.game_entry.keyboards import Keys
+from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.states import GameEntry
+from scoring import N_, SEAT_NUMBERS, SEATS
+
+PAGE_SIZE = 15
+PREFIX = re.compile(r"^\s*(\d{1,2})\s*[.)]?\s+(.+)$")
+
+
+def prompt(d: Draft, view: View) -> list[str]:
+    lines = [
+        _("Seat {seat}: tap a player, or type part of a nickname to filter. You can also "
+          "paste all ten nicknames at once, one per line, in seat order.").format(
+            seat=d.sel
+        )
+    ]
+    if d.query:
+        lines.append(_("Filter: «{query}»").format(query=html.escape(d.query)))
+    return lines
+
+
+def candidates(d: Draft, view: View) -> list[int]:
+    """Players who may take the selected seat: confirmed (or added here), not seated,
+    matching the typed filter."""
+    seated = {p for p in d.players if p is not None}
+    query = d.query.casefold()
+    found = [
+        row
+        for row in view.players.values()
+        if (row.status == "confirmed" or row.id in d.added)
+        and row.id not in seated
+        and query in row.nickname.casefold()
+    ]
+    found.sort(key=lambda row: (row.nickname.casefold(), row.id))
+    return [row.id for row in found]
+
+
+def buttons(k: Keys, view: View) -> None:
+    d = k.d
+    labels = {}
+    for n in SEAT_NUMBERS:
+        text = f"{n}✓" if d.players[n - 1] is not None else str(n)
+        labels[n] = f"[{text}]" if n == d.sel else text
+    k.seats("seat", labels)
+    found = candidates(d, view)
+    pages = max(1, -(-len(found) // PAGE_SIZE))
+    page = min(d.page, pages - 1)
+    shown = found[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
+    k.rows_of(
+        [k.button(view.players[pid].nickname[:24], "pick", d.sel, pid) for pid in shown], 3
+    )
+    if pages > 1:
+        k.row(
+            k.button("◀", "page", max(0, page - 1)),
+            k.button(f"{page + 1}/{pages}", "noop"),
+            k.button("▶", "page", min(pages - 1, page + 1)),
+        )
+    extra = []
+    if d.query:
+        extra.append(k.button("✖ " + _("Clear the filter"), "qx"))
+        exact = any(
+            row.nickname.casefold() == d.query.casefold() and row.status != "rejected"
+            for row in view.players.values()
+        )
+        if not exact:
+            extra.append(k.button("➕ " + _("Add «{name}»").format(name=d.query[:24]), "add"))
+    if d.players[d.sel - 1] is not None:
+        extra.append(k.button(_("Empty seat {seat}").format(seat=d.sel), "clear", d.sel))
+    k.rows_of(extra, 2)
+
+
+def enter(d: Draft) -> None:
+    """The cursor goes to the first empty seat, unless it is on an empty one already."""
+    if d.sel not in SEAT_NUMBERS or d.players[d.sel - 1] is not None:
+        empty = [n for n in SEAT_NUMBERS if d.players[n - 1] is None]
+        d.sel = empty[0] if empty else 1
+
+
+# -- seating a player -----------------------------------------------------------------------
+
+
+def _next_empty(d: Draft, after: int) -> int:
+    order = [*range(after + 1, SEATS + 1), *range(1, after + 1)]
+    return next((n for n in order if d.players[n - 1] is None), after)
+
+
+async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
+    """The refusal, unless the player is in this tournament, confirmed (or added here)
+    and not seated yet."""
+    async with ctx.db.read() as conn:
+        row = await players.get_player(conn, player_id)
+    if row is None or row.tournament_id != d.tid or row.status == "rejected":
+        return _("This player is not on the tournament's roster.")
+    if row.status != "confirmed" and row.id not in d.added:
+        return _("{player} is not confirmed by the chief judge yet.").format(
+            player=html.escape(row.nickname)
+        )
+    seat = d.seat_of(player_id)
+    if seat is not None:
+        return _("{player} already sits at seat {seat}; a player sits only once.").format(
+            player=html.escape(row.nickname), seat=seat
+        )
+    return None
+
+
+async def place(ctx: Ctx, d: Draft, seat: int, player_id: int) -> str | None:
+    if seat not in SEAT_NUMBERS:
+        return _(STALE)
+    refusal = await _may_sit(ctx, d, player_id)
+    if refusal is not None:
+        return refusal
+    d.players[seat - 1] = player_id
+    d.query = ""
+    d.page = 0
+    d.sel = _next_empty(d, seat)
+    return None
+
+
+async def select_seat(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    if data.n not in SEAT_NUMBERS:
+        return _(STALE)
+    d.sel = data.n
+    d.page = 0
+    return None
+
+
+async def pick_player(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    return await place(ctx, d, data.n, data.m)
+
+
+async def page(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    d.page = max(0, data.n)
+    return None
+
+
+async def clear_filter(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    d.query = ""
+    d.page = 0
+    return None
+
+
+async def empty_seat(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    if data.n not in SEAT_NUMBERS:
+        return _(STALE)
+    d.players[data.n - 1] = None
+    d.sel = data.n
+    return None
+
+
+async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    """A player missing from the roster, added at the table: pending the chief judge's
+    confirmation (the roster flow), confirmed at once when the chief adds him."""
+    if not d.query:
+        return _("Type the new player's nickname first.")
+    added = await add_player_at_table(
+        ctx.db, tournament_id=d.tid, nickname=d.query, actor=ctx.user_id
+    )
+    if isinstance(added, Refusal):
+        return refusal_text(added)
+    row = added.player
+    if added.ask_chiefs:
+        tid = d.tid
+        ctx.after.append(
+            lambda: ask_chiefs_to_confirm(
+                ctx.deps, NOTICES, tournament_id=tid, player_id=row.id, judge=ctx.user_id
+            )
+        )
+    if row.id not in d.added and row.status != "confirmed":
+        d.added.append(row.id)
+    refusal = await place(ctx, d, d.sel, row.id)
+    if refusal is not None:
+        return refusal
+    if row.status != "confirmed":
+        d.set_note(N_("{player} is on the roster now, waiting for the chief judge's "
+                      "confirmation; the game can be saved once he is confirmed."),
+                   player=row.nickname)
+    return None
+
+
+# -- typed: a filter, a whole nickname, or ten pasted lines ------------------------------------
+
+
+async def typed(ctx: Ctx, d: Draft, text: str) -> str | None:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        return await paste(ctx, d, lines)
+    query = " ".join(text.split())[:64]
+    async with ctx.db.read() as conn:
+        found = await players.find_player_by_nickname(conn, d.tid, query)
+    if found is not None:  # the whole nickname: seat him (or say why not)
+        return await place(ctx, d, d.sel, found.id)
+    d.query = query
+    d.page = 0
+    return None
+
+
+async def paste(ctx: Ctx, d: Draft, lines: list[str]) -> str | None:
+    if len(lines) != SEATS:
+        return _("Paste exactly ten nicknames, one per line in seat order (got {count}).").format(
+            count=len(lines)
+        )
+    chosen: list[int] = []
+    unknown: list[str] = []
+    unconfirmed: list[str] = []
+    async with ctx.db.read() as conn:
+        for number, line in enumerate(lines, start=1):
+            row = await players.find_player_by_nickname(conn, d.tid, line)
+            prefixed = PREFIX.match(line)
+            if row is None and prefixed and int(prefixed.group(1)) == number:
+                row = await players.find_player_by_nickname(conn, d.tid, prefixed.group(2))
+            if row is None:
+                unknown.append(line)
+            elif row.status != "confirmed" and row.id not in d.added:
+                unconfirmed.append(row.nickname)
+            else:
+                chosen.append(row.id)
+    return _pasted(d, chosen, unknown, unconfirmed)
+
+
+def _pasted(d: Draft, chosen: list[int], unknown: list[str], unconfirmed: list[str]) -> str | None:
+    if unknown:
+        return _(
+            "Not on the roster: {names}. Nothing was changed. Add them first: tap the seat, "
+            "type the nickname, then Add."
+        ).format(names=", ".join(html.escape(n) for n in unknown))
+    if unconfirmed:
+        return _("Not confirmed by the chief judge yet: {names}. Nothing was changed.").format(
+            names=", ".join(html.escape(n) for n in unconfirmed)
+        )
+    if len(set(chosen)) != SEATS:
+        return _("A player is listed twice; a player sits only once. Nothing was changed.")
+    d.players = list(chosen)
+    d.query = ""
+    d.sel = 1
+    return None
+
+
+SPEC = StepSpec(
+    code="st",
+    state=GameEntry.seating,
+    title=__("Seating"),
+    prompt=prompt,
+    keyboard=buttons,
+    done=lambda d: d.seats_done,
+    enter=enter,
+    actions={
+        "seat": select_seat,
+        "pick": pick_player,
+        "page": page,
+        "qx": clear_filter,
+        "clear": empty_seat,
+        "add": add_to_roster,
+    },
+    typed=typed,
+    marks_seat=True,
+)

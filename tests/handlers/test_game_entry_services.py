@@ -1,0 +1,147 @@
+"""The game use cases (``bot.services.games``) on their own: one transaction with its
+audit entry and outbox rows, the acting user answered before the chat and the others
+are told, refusals instead of changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiogram import Bot
+from aiogram.utils.i18n import I18n
+
+from bot.db import Database, audit
+from bot.db.games import GameDraft, GameRecord, SeatDraft
+from bot.publishing import Publisher
+from bot.services import Refusal
+from bot.services.games import (
+    Gone,
+    TablePlayer,
+    add_player_at_table,
+    annul_game,
+    save_game,
+)
+from handlers.game_entry.notices import NOTICES
+from scoring import Result, Role
+from tests.handlers.test_game_entry_support import CHIEF, GROUP, JUDGE, World
+from tests.support import BotHarness
+
+ROLES = (Role.SHERIFF, Role.DON, Role.MAFIA, Role.MAFIA, *[Role.CIVILIAN] * 6)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    bot: Bot
+    db: Database
+    publisher: Publisher
+    i18n: I18n
+
+
+def runtime(harness: BotHarness, db: Database) -> Runtime:
+    data = harness.dispatcher.workflow_data
+    return Runtime(harness.bot, db, data["publisher"], data["i18n"])
+
+
+def draft(world: World, draft_id: str = "g-test", *, extra: int = 0) -> GameDraft:
+    return GameDraft(
+        draft_id=draft_id,
+        round=1,
+        table_no=1,
+        result=Result.RED,
+        seats=tuple(
+            SeatDraft(player_id=pid, role=role, judge_extra=extra if n == 0 else 0)
+            for n, (pid, role) in enumerate(zip(world.pids, ROLES, strict=False))
+        ),
+    )
+
+
+async def test_save_answers_the_judge_before_the_chat_and_is_idempotent(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    rt = runtime(harness, db)
+    seen: list[tuple[int, int]] = []
+
+    async def acknowledge(record: GameRecord) -> None:
+        seen.append((record.id, len(harness.session.sent_texts(GROUP))))
+
+    with rt.i18n.context(), rt.i18n.use_locale("en"):
+        for _ in range(2):  # a Save delivered again
+            saved = await save_game(
+                rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, summary="R1-T1: red win.", acknowledge=acknowledge,
+            )
+            assert isinstance(saved, GameRecord)
+    [game] = await world.games()
+    # The chat is told after the judge (the result line and the standings), once.
+    assert [record for record, _ in seen] == [game.id, game.id]
+    assert seen[0][1] == 0 and seen[1][1] > 0
+    assert harness.session.sent_texts(GROUP).count("R1-T1: red win.") == 1
+    async with db.read() as conn:
+        entries = await audit.audit_entries(conn, world.tid, entity="game")
+    assert [e.action for e in entries] == ["game.save"]
+
+
+async def test_a_correction_of_a_game_annulled_meanwhile_is_refused(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    rt = runtime(harness, db)
+    told: list[GameRecord] = []
+
+    async def acknowledge(record: GameRecord) -> None:
+        told.append(record)
+
+    with rt.i18n.context(), rt.i18n.use_locale("en"):
+        game = await save_game(
+            rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
+            actor=JUDGE, summary="line", acknowledge=acknowledge,
+        )
+        assert isinstance(game, GameRecord)
+        await annul_game(rt, game=game, actor=CHIEF, acknowledge=acknowledge)
+        refused = await save_game(
+            rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=30),
+            correcting=game.id, actor=CHIEF, summary="", acknowledge=acknowledge,
+        )
+        assert isinstance(refused, Gone)
+        assert refused.text() == "This game was annulled meanwhile; the correction was not saved."
+    assert [r.status for r in told] == ["final", "annulled"]
+    async with db.read() as conn:
+        entries = await audit.audit_entries(conn, world.tid, entity="game")
+    assert [e.action for e in entries] == ["game.annul", "game.save"]  # newest first
+
+
+async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    rt = runtime(harness, db)
+    await harness.say(harness.user(CHIEF, "Chief", language_code="en"), "/start")
+    asked: list[int] = []
+
+    async def acknowledge(record: GameRecord) -> None:
+        asked.append(len(harness.session.sent_texts(CHIEF)))
+
+    with rt.i18n.context(), rt.i18n.use_locale("en"):
+        game = await save_game(
+            rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=60),
+            correcting=None, actor=JUDGE, summary="line", acknowledge=acknowledge,
+        )
+    assert isinstance(game, GameRecord) and game.status == "pending"
+    texts = harness.session.sent_texts(CHIEF)
+    assert len(texts) == asked[0] + 1 and "8.4.3, D7" in texts[-1]
+
+
+async def test_a_player_added_at_the_table_waits_for_the_chief_unless_he_adds_him(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    by_judge = await add_player_at_table(db, tournament_id=world.tid, nickname="Mike", actor=JUDGE)
+    assert isinstance(by_judge, TablePlayer) and by_judge.ask_chiefs
+    assert by_judge.player.status == "pending"
+    again = await add_player_at_table(db, tournament_id=world.tid, nickname="mike", actor=CHIEF)
+    assert isinstance(again, TablePlayer) and not again.ask_chiefs
+    assert again.player.id == by_judge.player.id
+    by_chief = await add_player_at_table(db, tournament_id=world.tid, nickname="Nova", actor=CHIEF)
+    assert isinstance(by_chief, TablePlayer) and by_chief.player.status == "confirmed"
+    refused = await add_player_at_table(db, tournament_id=world.tid, nickname=" ", actor=JUDGE)
+    assert isinstance(refused, Refusal) and refused.params == {"max": 32}
