@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict scoring seating
+	$(BIN)/mypy --strict scoring seating bot handlers
 
 bench: $(STAMP)
 	$(BIN)/python bench/scoring_bench.py

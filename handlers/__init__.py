@@ -91,6 +91,7 @@ PRIVATE_COMMANDS = (
     ("protests", N_("Open protests (chief judge)")),
     ("lot", N_("Draw lots for ties (chief judge)")),
     ("export", N_("Export: JSON, CSV, XLSX")),
+    ("seating", N_("Seating plan (chief judge)")),
     ("timezone", N_("The tournament's time zone (chief)")),
 )
 GROUP_COMMANDS = (

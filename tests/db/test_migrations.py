@@ -203,7 +203,7 @@ async def test_v4_a_tournament_has_a_language_and_a_time_zone(tmp_path: Path) ->
     await db.close()
     db = await Database.open(path)
     try:
-        assert await db.fetchval("PRAGMA user_version") == 4 <= LATEST
+        assert await db.fetchval("PRAGMA user_version") == LATEST >= 4
         async with db.read() as conn:
             [old] = await tournaments.tournaments_for_chat(conn, -100)
             assert (old.language, old.timezone) == ("ru", "UTC")
