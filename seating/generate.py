@@ -1,8 +1,9 @@
 """``generate(request) -> Plan``: the whole plan, in three steps.
 
 1. who plays each round (``sitouts``): the sit-outs, spread evenly;
-2. who meets whom (``groups``): each round's players split into tables of ten;
-   and which physical table each game is at (the same search);
+2. who meets whom (``groups``): each round's players split into tables of ten (a
+   structured plan, ``quartets``, where it applies); then which physical table each game
+   is at;
 3. who takes which seat (``seats``).
 
 The fixed rounds are copied as given and every step plans around them. Everything
