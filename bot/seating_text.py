@@ -10,7 +10,6 @@ private). Nicknames and titles are escaped here; callers pass them as they are.
 from __future__ import annotations
 
 import html
-import io
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -18,7 +17,18 @@ from collections.abc import Sequence
 from aiogram.utils.i18n import gettext as _
 from PIL import Image, ImageDraw
 
-from bot.standings_image import Font, fit_text, load_font
+from bot.standings_image import (
+    BACKGROUND,
+    HEADER_BG,
+    HEADER_TEXT,
+    MUTED,
+    TEXT,
+    ZEBRA,
+    Font,
+    fit_text,
+    load_font,
+    png,
+)
 from seating import Plan, Round
 
 MESSAGE_LIMIT = 4096  # Telegram's limit of a message's text, in UTF-16 code units
@@ -231,14 +241,7 @@ FONT_SIZE = 28
 NUMBER_WIDTH = 52
 MAX_COLUMNS = 8
 
-BACKGROUND = (255, 255, 255)
-TEXT = (25, 25, 35)
-MUTED = (110, 110, 125)
-HEADER_BG = (38, 70, 120)
-HEADER_TEXT = (255, 255, 255)
-ZEBRA = (236, 241, 250)
 BORDER = (200, 206, 220)
-PALETTE = 64
 
 
 def _wrap(text: str, font: Font, width: float) -> list[str]:
@@ -296,10 +299,7 @@ def round_seating_picture(plan: Plan, round_no: int, title: str) -> bytes:
     for line in out_lines:
         draw.text((MARGIN, y + ROW_HEIGHT / 2), line, font=font, fill=MUTED, anchor="lm")
         y += ROW_HEIGHT
-    paletted = image.quantize(colors=PALETTE, method=Image.Quantize.FASTOCTREE)
-    buffer = io.BytesIO()
-    paletted.save(buffer, format="PNG")
-    return buffer.getvalue()
+    return png(image)
 
 
 def _card(

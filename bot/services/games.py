@@ -43,9 +43,11 @@ from bot.db.errors import (
 from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
 from bot.db.timeutil import utcnow
+from bot.db.tournaments import CHIEF
 from bot.i18n import locale_of_code
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
+from bot.services.staff import tournament_and_role
 from scoring.judging import APPROVAL_THRESHOLD
 
 log = logging.getLogger(__name__)
@@ -141,13 +143,12 @@ async def _save_correction(
     """Within the transaction: the stored game replaced, audited with before and after."""
     before = await games.require_game(conn, game_id)
     record = await games.update_game(conn, game_id, draft)
-    await audit.audit(
+    await audit.record(
         conn,
-        action="game.update",
-        entity="game",
-        entity_id=record.id,
-        tournament_id=record.tournament_id,
-        actor_id=actor,
+        "game.update",
+        record.id,
+        record.tournament_id,
+        actor,
         before=before,
         after=record,
     )
@@ -170,13 +171,12 @@ async def _save_new(
     game_id = await games.save_game(conn, tournament_id, draft, actor, ended_at)
     record = await games.require_game(conn, game_id)
     if fresh:
-        await audit.audit(
+        await audit.record(
             conn,
-            action="game.save",
-            entity="game",
-            entity_id=record.id,
-            tournament_id=record.tournament_id,
-            actor_id=actor,
+            "game.save",
+            record.id,
+            record.tournament_id,
+            actor,
             after=record,
         )
         await rt.publisher.enqueue(conn, record.tournament_id, result=summary, game_id=record.id)
@@ -187,8 +187,7 @@ async def _save_new(
 
 
 async def is_chief(db: Database, tournament_id: int, user_id: int) -> bool:
-    async with db.read() as conn:
-        return await staff.staff_role(conn, tournament_id, user_id) == "chief"
+    return (await tournament_and_role(db, tournament_id, user_id))[1] == CHIEF
 
 
 async def game_for_chief(db: Database, game_id: int, user_id: int) -> GameRecord | Refusal:
@@ -216,13 +215,12 @@ async def annul_game(
         before = await games.require_game(conn, game.id)
         after = await games.annul_game(conn, game.id, annulled_by=actor)
         if before.status != "annulled":
-            await audit.audit(
+            await audit.record(
                 conn,
-                action="game.annul",
-                entity="game",
-                entity_id=game.id,
-                tournament_id=game.tournament_id,
-                actor_id=actor,
+                "game.annul",
+                game.id,
+                game.tournament_id,
+                actor,
                 before=before,
                 after=after,
             )
@@ -259,7 +257,7 @@ async def decide_approval(
         role = await staff.staff_role(conn, game.tournament_id, actor) if game else None
     if row is None or game is None:
         return Refusal(N_("This request is out of date."))
-    if role != "chief":
+    if role != CHIEF:
         return Refusal(N_("Only the chief judge can decide this (8.4.3)."), alert=True)
     try:
         decision = await _decide(rt, row, game, actor, APPROVAL_THRESHOLD if lower else None)
@@ -304,7 +302,7 @@ async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> 
         if not rows:
             return
         t = await tournaments.get_tournament(conn, game.tournament_id)
-        chiefs = await staff.list_staff(conn, game.tournament_id, role="chief")
+        chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
         profiles = await users.get_users(conn, [c.user_id for c in chiefs] + [game.judge_id])
     judge = profiles.get(game.judge_id)
     judge_name = judge.first_name if judge else str(game.judge_id)
@@ -373,7 +371,7 @@ async def add_player_at_table(
         existing = await players.find_player_by_nickname(conn, tournament_id, nickname)
         if existing is not None:
             return TablePlayer(existing, ask_chiefs=False)
-        chief = await staff.staff_role(conn, tournament_id, actor) == "chief"
+        chief = await staff.staff_role(conn, tournament_id, actor) == CHIEF
         try:
             row = await players.add_player(
                 conn,
@@ -389,13 +387,12 @@ async def add_player_at_table(
             )
         except NicknameTaken as exc:
             return Refusal(N_("The nickname {name} is taken."), {"name": exc.nickname})
-        await audit.audit(
+        await audit.record(
             conn,
-            action="player.add",
-            entity="player",
-            entity_id=row.id,
-            tournament_id=tournament_id,
-            actor_id=actor,
+            "player.add",
+            row.id,
+            tournament_id,
+            actor,
             after=row,
         )
     return TablePlayer(row, ask_chiefs=row.status == "pending")
@@ -409,7 +406,7 @@ async def ask_chiefs_to_confirm(
     async with rt.db.read() as conn:
         row = await players.get_player(conn, player_id)
         t = await tournaments.get_tournament(conn, tournament_id)
-        chiefs = await staff.list_staff(conn, tournament_id, role="chief")
+        chiefs = await staff.list_staff(conn, tournament_id, role=CHIEF)
         known = await users.get_users(conn, [c.user_id for c in chiefs])
         profile = await users.get_user(conn, judge)
     if row is None or t is None:
@@ -437,7 +434,7 @@ async def decide_table_player(
         role = await staff.staff_role(conn, row.tournament_id, actor) if row else None
     if row is None:
         return Refusal(N_("There is no such player."))
-    if role != "chief":
+    if role != CHIEF:
         return Refusal(N_("Only the chief judge can confirm players."), alert=True)
     if row.status != "pending":
         return Refusal(N_("This was decided already."))

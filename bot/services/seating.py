@@ -35,7 +35,7 @@ from bot.db.connection import Conn, Database
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
-from bot.db.tournaments import TournamentRow
+from bot.db.tournaments import CHIEF, TournamentRow
 from bot.services import N_, Refusal
 from seating import Plan, Quality, Request, Round, SeatingError, Table
 
@@ -443,7 +443,7 @@ async def chief_tournaments(db: Database, user_id: int) -> list[TournamentRow]:
     """Unfinished tournaments the user is the chief judge of, newest first."""
     async with db.read() as conn:
         rows = await tournaments_db.tournaments_for_staff(conn, user_id)
-    return [row.tournament for row in rows if row.role == "chief"]
+    return [row.tournament for row in rows if row.role == CHIEF]
 
 
 async def _chief(db: Database, tournament_id: int, user_id: int) -> TournamentRow | Refusal:
@@ -453,7 +453,7 @@ async def _chief(db: Database, tournament_id: int, user_id: int) -> TournamentRo
     )
     if tournament is None:
         return NO_TOURNAMENT
-    if role != "chief":
+    if role != CHIEF:
         return ONLY_CHIEF
     if tournament.status == "finished":
         return FINISHED

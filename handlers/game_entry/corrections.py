@@ -22,6 +22,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 from bot.db import games, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameRecord
+from bot.db.tournaments import CHIEF
 from bot.services import Refusal
 from bot.services.games import annul_game, game_for_chief, is_chief
 from bot.standings import StandingsService
@@ -52,7 +53,7 @@ async def cmd_games(message: Message, db: Database) -> None:
         mine = await tournaments.tournaments_for_staff(
             conn, message.from_user.id, include_finished=True
         )
-    chief = [m.tournament for m in mine if m.role == "chief"]
+    chief = [m.tournament for m in mine if m.role == CHIEF]
     if not chief:
         await message.answer(_("Only the chief judge can list and correct games."))
         return

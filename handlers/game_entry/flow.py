@@ -15,6 +15,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import games, players
 from bot.db.connection import Database
 from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.tournaments import CHIEF, JUDGE
 from bot.fsm_storage import SQLiteStorage
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
@@ -63,8 +64,8 @@ async def authorize(ctx: Ctx, d: Draft) -> str | None:
     if tournament is None:
         return _("This tournament no longer exists.")
     if d.mode == "correct":
-        return None if role == "chief" else _("Only the chief judge may correct a game.")
-    if role not in ("chief", "judge"):
+        return None if role == CHIEF else _("Only the chief judge may correct a game.")
+    if role not in (CHIEF, JUDGE):
         return _("You are no longer a judge of this tournament.")
     if tournament.status != "running":
         return _("The tournament is not running, so no game can be entered.")
