@@ -5,7 +5,9 @@
   games that count, ids ``R1-T2``, judge's points as decimal strings, the lot;
 * ``standings-N.csv`` — UTF-8 with a BOM (Excel), the contract's output columns;
 * ``standings-N.xlsx`` — a sheet of standings and a sheet of every seat's points;
-* ``protocols-N.md`` — every game's protocol, annulled ones included, with protests.
+* ``protocols-N.md`` — every game's protocol, annulled ones included, with protests;
+* ``seating-N.csv`` — the accepted seating plan, one row a seat (also a sheet of the
+  XLSX), when the tournament has one.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import csv
 import html
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -26,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
+from bot.db import players as players_repo
 from bot.db import protests as protests_repo
+from bot.db import seating as seating_repo
 from bot.db import tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import NotFound
@@ -39,6 +43,8 @@ from bot.i18n import caller_language
 from bot.localtime import clock as local_clock
 from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
+from bot.seating_text import plan_sheet_rows
+from bot.services.seating import StoredPlan, stored_plan
 from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
 
 if TYPE_CHECKING:
@@ -76,6 +82,7 @@ class ExportData:
     games: list[GameRecord]  # annulled included
     protests: dict[int, list[ProtestRow]]
     people: dict[int, UserRow]
+    plan: StoredPlan | None  # the accepted seating plan
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -91,6 +98,10 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         people = await users.get_users(
             conn, {g.judge_id for g in games} | {g.annulled_by for g in games if g.annulled_by}
         )
+        plan_row = await seating_repo.accepted_plan(conn, tournament_id)
+        plan = None
+        if plan_row is not None:
+            plan = stored_plan(plan_row, await players_repo.list_players(conn, tournament_id))
     return ExportData(
         tournament=tournament,
         scored=scored,
@@ -99,6 +110,7 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         games=games,
         protests=protests,
         people=people,
+        plan=plan,
     )
 
 
@@ -157,15 +169,24 @@ def _standing_values(data: ExportData) -> Iterator[list[Any]]:
         ]
 
 
-def standings_csv(data: ExportData) -> bytes:
+def _csv(rows: Iterable[Sequence[Any]]) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
-    for values in _standing_values(data):
-        writer.writerow(
-            [format_points(v, minus="-") if isinstance(v, Fraction) else v for v in values]
-        )
+    csv.writer(buffer).writerows(rows)
     return buffer.getvalue().encode("utf-8-sig")  # the BOM tells Excel it is UTF-8
+
+
+def standings_csv(data: ExportData) -> bytes:
+    values = (
+        [format_points(v, minus="-") if isinstance(v, Fraction) else v for v in row]
+        for row in _standing_values(data)
+    )
+    return _csv([list(CSV_COLUMNS), *values])
+
+
+def seating_csv(plan: StoredPlan) -> bytes:
+    """The plan, one row a seat: round, table, seat, player (headers in the caller's
+    language, like the XLSX's)."""
+    return _csv(plan_sheet_rows(plan.plan))
 
 
 _ROLES = "civilian|sheriff|mafia|don"
@@ -201,46 +222,68 @@ def _counted(seat: SeatPoints, words: Sequence[str]) -> str:
 
 
 def standings_xlsx(data: ExportData) -> bytes:
+    """Standings, every seat's points and, with an accepted plan, the seating."""
     # Only when exporting. No stubs in the project's dependencies (types-openpyxl has them).
     from openpyxl import Workbook  # type: ignore[import-untyped, unused-ignore]
-    from openpyxl.styles import Font, PatternFill  # type: ignore[import-untyped, unused-ignore]
     from openpyxl.utils import get_column_letter  # type: ignore[import-untyped, unused-ignore]
 
     book = Workbook()
-    sheet = book.active
-    assert sheet is not None
+    book.remove(book.active)
     sheet_names = split_labels(_("Standings|Games"), "Standings|Games")
-    sheet.title = sheet_names[0][:31]
-    header = split_labels(
+    sheet = _sheet(book, sheet_names[0], split_labels(
         _("Place|Player|Total|Main|Extra|Ci|Wins|Wins as don or sheriff|First-night deaths"
           "|Games"),
         _STANDINGS_HEADER,
-    )
-    games_sheet = book.create_sheet(sheet_names[1][:31])
-    games_header = split_labels(
+    ))
+    for values in _standing_values(data):
+        sheet.append([float(v) if isinstance(v, Fraction) else v for v in values])
+    games_sheet = _sheet(book, sheet_names[1], split_labels(
         _("Game|Round|Table|Result|Seat|Player|Role|Win|Ci|Best move|Judge's points"
           "|Judge's points count|Disqualification|Penalties|Main|Extra|Total"),
         _GAMES_HEADER,
-    )
+    ))
+    for row in _seat_rows(data):
+        games_sheet.append(row)
+    sheets = [(sheet, (3, 4, 5, 6)), (games_sheet, (8, 9, 10, 11, 13, 14, 15, 16, 17))]
+    if data.plan is not None:
+        header, *rows = plan_sheet_rows(data.plan.plan)
+        plan_sheet = _sheet(book, _("Seating"), [str(title) for title in header])
+        for row in rows:
+            plan_sheet.append(row)
+        sheets.append((plan_sheet, ()))
+    for ws, columns in sheets:
+        for column in columns:
+            for cell in ws.iter_rows(min_row=2, min_col=column, max_col=column):
+                cell[0].number_format = "0.00"
+        for index, column_cells in enumerate(ws.columns, start=1):
+            width = max(len(str(c.value)) if c.value is not None else 0 for c in column_cells)
+            ws.column_dimensions[get_column_letter(index)].width = min(max(width + 2, 6), 40)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def _sheet(book: Any, title: str, header: Sequence[str]) -> Any:
+    """A new sheet with a bold, shaded header row that stays in view."""
+    from openpyxl.styles import Font, PatternFill  # type: ignore[import-untyped, unused-ignore]
+
+    ws = book.create_sheet(title[:31])  # Excel's limit on a sheet's name
+    ws.append(list(header))
+    for cell in ws[1]:
+        cell.font = Font(bold=True)
+        cell.fill = PatternFill("solid", fgColor="DCE6F5")
+    ws.freeze_panes = "A2"
+    return ws
+
+
+def _seat_rows(data: ExportData) -> Iterator[list[Any]]:
+    """One row per seat of every game that counts."""
     counted_words = split_labels(_("pending approval|yes|no"), "pending approval|yes|no")
-    bold = Font(bold=True)
-    fill = PatternFill("solid", fgColor="DCE6F5")
-    for ws, titles in ((sheet, header), (games_sheet, games_header)):
-        ws.append(titles)
-        for cell in ws[1]:
-            cell.font = bold
-            cell.fill = fill
-        ws.freeze_panes = "A2"
-
-    for values in _standing_values(data):
-        sheet.append([float(v) if isinstance(v, Fraction) else v for v in values])
-
     records = {g.code: g for g in data.games if g.status != "annulled"}
     for game in data.scored.games:
-        breakdown = data.breakdowns[game.id]
         record = records.get(game.id)
-        for seat in breakdown.seats:
-            games_sheet.append([
+        for seat in data.breakdowns[game.id].seats:
+            yield [
                 game.id,
                 record.round if record else None,
                 record.table_no if record else None,
@@ -258,19 +301,7 @@ def standings_xlsx(data: ExportData) -> bytes:
                 float(seat.main),
                 float(seat.extra),
                 float(seat.total),
-            ])
-
-    number_columns = ((sheet, (3, 4, 5, 6)), (games_sheet, (8, 9, 10, 11, 13, 14, 15, 16, 17)))
-    for ws, columns in number_columns:
-        for column in columns:
-            for cell in ws.iter_rows(min_row=2, min_col=column, max_col=column):
-                cell[0].number_format = "0.00"
-        for index, column_cells in enumerate(ws.columns, start=1):
-            width = max(len(str(c.value)) if c.value is not None else 0 for c in column_cells)
-            ws.column_dimensions[get_column_letter(index)].width = min(max(width + 2, 6), 40)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+            ]
 
 
 # -- protocols ------------------------------------------------------------------------------
@@ -410,7 +441,7 @@ def protocols_md(data: ExportData) -> bytes:
 
 def export_files(data: ExportData) -> list[ExportFile]:
     n = data.tournament.id
-    return [
+    files = [
         ExportFile(f"tournament-{n}.json", tournament_json(data), "application/json"),
         ExportFile(f"standings-{n}.csv", standings_csv(data), "text/csv"),
         ExportFile(
@@ -420,10 +451,14 @@ def export_files(data: ExportData) -> list[ExportFile]:
         ),
         ExportFile(f"protocols-{n}.md", protocols_md(data), "text/markdown"),
     ]
+    if data.plan is not None:
+        files.append(ExportFile(f"seating-{n}.csv", seating_csv(data.plan), "text/csv"))
+    return files
 
 
 async def build_export(db: Database, tournament_id: int) -> list[ExportFile]:
-    """The four files, in the caller's language (a handler's i18n context)."""
+    """The files (four, five with a seating plan), in the caller's language (a handler's
+    i18n context)."""
     return export_files(await load_export(db, tournament_id))
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from bot.db import games, lots, protests, users
+import seating
+from bot.db import games, lots, players, protests, users
+from bot.db import seating as seating_repo
 from bot.db.connection import Database
 from bot.export import (
     CSV_COLUMNS,
@@ -174,6 +176,49 @@ async def test_xlsx_has_standings_and_every_seat_of_every_game(db: Database) -> 
     assert sheriff[6] == "шериф" and sheriff[10] == pytest.approx(0.7) and sheriff[11] == "да"
     pending = next(row for row in seats[1:] if row[0] == "R2-T1" and row[4] == 2)
     assert pending[11] == "ждут утверждения"
+
+
+async def accept_plan(db: Database, tournament_id: int, ids: list[int]) -> seating.Plan:
+    """A 20-player, 2-game plan stored and accepted as /seating would."""
+    async with db.read() as conn:
+        names = {p.id: p.nickname for p in await players.list_players(conn, tournament_id)}
+    data = {"players": [names[i] for i in ids], "tables": 2, "games_per_player": 2, "seed": 3}
+    plan = seating.generate(seating.parse_request(data))
+    async with db.transaction() as conn:
+        offer = await seating_repo.add_offer(
+            conn, tournament_id, request=data, player_ids=ids,
+            plan=seating.plan_to_dict(plan), base_plan_id=None, created_by=CHIEF,
+        )
+        await seating_repo.accept_plan(conn, offer.id, accepted_by=CHIEF)
+    return plan
+
+
+async def test_an_accepted_plan_is_a_csv_and_a_sheet_with_nicknames_of_now(
+    db: Database,
+) -> None:
+    t, ids = await make_tournament(db, players_count=20, distance=2)
+    plan = await accept_plan(db, t.id, ids)
+    async with db.transaction() as conn:
+        await players.rename_player(conn, ids[0], "Новое имя")
+    files = await export_files(db, t.id)
+
+    table = list(csv.reader(io.StringIO(files[f"seating-{t.id}.csv"].decode("utf-8-sig"))))
+    assert table[0] == ["Тур", "Стол", "Место", "Игрок"]
+    assert len(table) == 1 + 2 * 2 * 10  # two rounds of two tables of ten
+    first = plan.rounds[0].tables[0]
+    assert table[1] == ["1", "1", "1", first.seats[0] if first.seats[0] != "Игрок 1"
+                        else "Новое имя"]
+    assert "Игрок 1" not in {row[3] for row in table[1:]}
+    assert sum(row[3] == "Новое имя" for row in table[1:]) == 2
+    book = load_workbook(io.BytesIO(files[f"standings-{t.id}.xlsx"]))
+    assert book.sheetnames == ["Рейтинг", "Игры", "Рассадка"]
+    sheet = [list(r) for r in book["Рассадка"].iter_rows(values_only=True)]
+    assert sheet[0] == table[0] and [[str(v) for v in r] for r in sheet[1:]] == table[1:]
+
+
+async def test_no_plan_no_seating_file(db: Database) -> None:
+    t, _ = await make_tournament(db, players_count=20, distance=2)
+    assert f"seating-{t.id}.csv" not in await export_files(db, t.id)
 
 
 async def test_protocols_tell_every_game_with_protests(db: Database) -> None:

@@ -483,8 +483,8 @@ def test_round_text_player_seat_and_sheet() -> None:
     assert rows[1] == [1, 1, 1, round_1.tables[0].seats[0]]
     assert rows[-1][0] == 3 and rows[-1][2] == 10  # the last round has one table
     with i18n.context(), i18n.use_locale("ru"):
-        assert player_seat_text(plan, 1, seated) == "Раунд 1: стол 2, место 7"
-        assert plan_sheet_rows(plan)[0] == ["Раунд", "Стол", "Место", "Игрок"]
+        assert player_seat_text(plan, 1, seated) == "Тур 1: стол 2, место 7"
+        assert plan_sheet_rows(plan)[0] == ["Тур", "Стол", "Место", "Игрок"]
 
 
 def test_a_huge_round_is_written_one_line_a_table() -> None:
