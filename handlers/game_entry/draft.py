@@ -50,6 +50,9 @@ class Draft:
     round: int | None = None
     table: int | None = None
     players: list[int | None] = field(default_factory=lambda: [None] * SEATS)
+    # The accepted seating plan's players of this table in seat order, when the seating
+    # was filled from it (empty: it was not); ``players`` may differ by substitutes.
+    planned: list[int] = field(default_factory=list)
     sheriff: int | None = None
     don: int | None = None
     mafia: list[int] = field(default_factory=list)

@@ -1,13 +1,22 @@
-"""Step 1: round and table, tapped from suggestions or typed ("2 3")."""
+"""Step 1: round and table, tapped from suggestions or typed ("2 3").
+
+With an accepted seating plan the suggestions are the plan's next unplayed tables, and
+choosing a table of the plan seats its players (step 2 then confirms or substitutes).
+A correction keeps the seating as it was played: the plan fills only new games.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import partial
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import games
+from bot.db import games, players
+from bot.db.connection import Conn
+from bot.services.seating import StoredPlan, accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx
@@ -15,9 +24,11 @@ from handlers.game_entry.draft import Draft
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
+from scoring import N_
 
 MAX_NUMBER = 999
 ROUND_TABLE = re.compile(r"\s*(\d{1,4})\s*[\s,./:;x×*-]\s*(\d{1,4})\s*")
+Pair = tuple[int, int]  # (round, table)
 
 
 def prompt(d: Draft, view: View) -> list[str]:
@@ -30,44 +41,123 @@ def prompt(d: Draft, view: View) -> list[str]:
 def buttons(k: Keys, view: View) -> None:
     for round_no, table in view.suggestions:
         text = _("Round {round}, table {table}").format(round=round_no, table=table)
+        if (round_no, table) in view.planned:
+            text = "📋 " + text
         if (round_no, table) == (k.d.round, k.d.table):
             text = "✓ " + text
         k.row(k.button(text, "set", round_no, table))
 
 
 async def load(ctx: Ctx, d: Draft, view: View) -> None:
-    """Up to three suggestions: the draft's own, the first free table, and the free
-    table of the round being played (two judges start at once)."""
-    found: list[tuple[int, int]] = []
+    """Up to three suggestions: the draft's own, then the plan's next unplayed tables,
+    then the first free table and the free table of the round being played (two judges
+    start at once). Both reads are cached until the database changes."""
+    found: list[Pair] = []
     if d.round is not None and d.table is not None:
         found.append((d.round, d.table))
-    async with ctx.db.read() as conn:
-        stored = await games.tables_by_round(conn, d.tid)
-    free = games.first_free(stored)
-    if free not in found:
-        found.append(free)
+    stored = await ctx.db.cached(
+        ("games.tables_by_round", d.tid), partial(games.tables_by_round, tournament_id=d.tid)
+    )
+    view.planned = plan_tables(await accepted_plan(ctx.db, d.tid))
+    played = {(round_no, table) for _, round_no, table in stored}
+    unplayed = [pair for pair in sorted(view.planned) if pair not in played]
+    for pair in [*unplayed[:3], *free_tables(stored)]:
+        if pair not in found:
+            found.append(pair)
+    view.suggestions = found[:3]
+
+
+def free_tables(stored: Sequence[tuple[int, int, int]]) -> list[Pair]:
+    """The first free table, and the free table of the last round with a game."""
+    found = [games.first_free(stored)]
     if stored:
         last = max(round_no for _, round_no, _ in stored)
         used = {table for _, round_no, table in stored if round_no == last}
-        table = next(t for t in range(1, len(used) + 2) if t not in used)
-        if (last, table) not in found:
-            found.append((last, table))
-    view.suggestions = found[:3]
+        found.append((last, next(t for t in range(1, len(used) + 2) if t not in used)))
+    return found
+
+
+def plan_tables(plan: StoredPlan | None) -> set[Pair]:
+    if plan is None:
+        return set()
+    return {(r.round, t.table) for r in plan.plan.rounds for t in r.tables}
+
+
+def plan_seats(plan: StoredPlan, round_no: int, table_no: int) -> list[int] | None:
+    """The plan's player ids at the table in seat order; None: the plan lacks it."""
+    for round_ in plan.plan.rounds:
+        for table in round_.tables if round_.round == round_no else ():
+            if table.table == table_no:
+                return [plan.ids[name] for name in table.seats]
+    return None
 
 
 async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str | None:
     if not (1 <= round_no <= MAX_NUMBER and 1 <= table <= MAX_NUMBER):
         return _("Round and table are numbers from 1 to {max}.").format(max=MAX_NUMBER)
+    plan = await accepted_plan(ctx.db, d.tid) if d.mode == "new" else None
+    seats = plan_seats(plan, round_no, table) if plan is not None else None
     async with ctx.db.read() as conn:
         stored = await games.list_games(conn, d.tid, round=round_no)
+        confirmed = await _confirmed(ctx, conn, d.tid) if seats is not None else set()
     taken = [g for g in stored if g.table_no == table and g.id != d.game_id]
     if taken:
         return _(
             "Round {round}, table {table} is already saved (game #{id}). Choose another table."
         ).format(round=round_no, table=table, id=taken[0].id)
+    changed = (round_no, table) != (d.round, d.table)
     d.round, d.table = round_no, table
+    if plan is None:
+        d.planned = []
+    elif seats is None:
+        _not_in_plan(d)
+    elif changed or not _seated(d):  # the same table again keeps the judge's substitutes
+        _seat_from_plan(d, seats, confirmed)
     ctx.go_on(d)
     return None
+
+
+async def _confirmed(ctx: Ctx, conn: Conn, tid: int) -> set[int]:
+    """The roster's confirmed players (kept in memory while the roster is unchanged)."""
+    tournament = await ctx.tournament(tid)
+    if tournament is None:
+        return set()
+    return {p.id for p in await players.roster(conn, tournament) if p.status == "confirmed"}
+
+
+def _seated(d: Draft) -> bool:
+    return any(p is not None for p in d.players)
+
+
+def _seat_from_plan(d: Draft, seats: list[int], confirmed: set[int]) -> None:
+    """The plan's players in their seats, replacing what was there; one no longer on
+    the roster leaves his seat empty for the judge to fill."""
+    filled: list[int | None] = [pid if pid in confirmed else None for pid in seats]
+    if _seated(d) and d.players != filled:
+        d.set_note(
+            N_("The seating is replaced by the plan's for round {round}, table {table}."),
+            round=d.round, table=d.table,
+        )
+    d.players = filled
+    d.planned = list(seats)
+    d.query = ""
+
+
+def _not_in_plan(d: Draft) -> None:
+    """A table the plan does not have: the seating stays as it was, entered by taps."""
+    if _seated(d):
+        d.set_note(
+            N_("The seating plan has no round {round}, table {table}: the seating stays "
+               "as it was."),
+            round=d.round, table=d.table,
+        )
+    else:
+        d.set_note(
+            N_("The seating plan has no round {round}, table {table}: seat the players "
+               "by taps."),
+            round=d.round, table=d.table,
+        )
+    d.planned = []
 
 
 async def tap(ctx: Ctx, d: Draft, data: Step) -> str | None:

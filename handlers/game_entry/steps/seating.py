@@ -1,6 +1,9 @@
 """Step 2: seating. A player per seat, tapped (filtered by typing part of a nickname) or
 pasted as ten lines; a player missing from the roster is added at the table, pending
-the chief judge's confirmation unless the chief adds him."""
+the chief judge's confirmation unless the chief adds him.
+
+A table of the accepted seating plan comes filled (step 1): the judge confirms it, or
+taps a seat and picks a substitute, who then plays that seat in the record."""
 
 from __future__ import annotations
 
@@ -29,14 +32,46 @@ PREFIX = re.compile(r"^\s*(\d{1,2})\s*[.)]?\s+(.+)$")
 
 
 def prompt(d: Draft, view: View) -> list[str]:
-    lines = [
-        _("Seat {seat}: tap a player, or type part of a nickname to filter. You can also "
-          "paste all ten nicknames at once, one per line, in seat order.").format(
-            seat=d.sel
+    lines = plan_lines(d, view) if from_plan(d) else []
+    if from_plan(d) and d.seats_done:
+        lines.append(
+            _("To change a seat, tap it and pick the substitute (seat {seat} is selected); "
+              "typing part of a nickname filters the players.").format(seat=d.sel)
         )
-    ]
+    else:
+        lines.append(
+            _("Seat {seat}: tap a player, or type part of a nickname to filter. You can also "
+              "paste all ten nicknames at once, one per line, in seat order.").format(
+                seat=d.sel
+            )
+        )
     if d.query:
         lines.append(_("Filter: «{query}»").format(query=html.escape(d.query)))
+    return lines
+
+
+def from_plan(d: Draft) -> bool:
+    """The seating was filled from the accepted plan (a draft's ``planned``)."""
+    return len(d.planned) == SEATS
+
+
+def plan_lines(d: Draft, view: View) -> list[str]:
+    """Where the seats come from, and every seat that differs from the plan."""
+    lines = ["📋 " + _("The seats come from the accepted seating plan.")]
+    for n in SEAT_NUMBERS:
+        planned, now = d.planned[n - 1], d.players[n - 1]
+        if now == planned:
+            continue
+        row = view.players.get(planned)
+        if now is not None:
+            line = _("Seat {seat}: {player} plays instead of {planned}.")
+        elif row is None or row.status != "confirmed":
+            line = _("Seat {seat}: {planned} is no longer on the roster; pick a player.")
+        else:
+            line = _("Seat {seat} is empty; the plan has {planned} there.")
+        lines.append(
+            line.format(seat=n, player=view.nickname(now), planned=view.nickname(planned))
+        )
     return lines
 
 
@@ -58,6 +93,9 @@ def candidates(d: Draft, view: View) -> list[int]:
 
 def buttons(k: Keys, view: View) -> None:
     d = k.d
+    if from_plan(d) and d.seats_done:
+        label = _("Seating as planned") if d.players == d.planned else _("Confirm the seating")
+        k.row(k.button("✅ " + label, "ok"))
     labels = {}
     for n in SEAT_NUMBERS:
         text = f"{n}✓" if d.players[n - 1] is not None else str(n)
@@ -168,6 +206,20 @@ async def empty_seat(ctx: Ctx, d: Draft, data: Step) -> str | None:
     return None
 
 
+async def confirm(ctx: Ctx, d: Draft, data: Step) -> str | None:
+    """The seating as it stands (the plan's, with any substitutes): on to the roles.
+    An old or forged button on an incomplete seating says what is missing."""
+    empty = [n for n in SEAT_NUMBERS if d.players[n - 1] is None]
+    if empty:
+        return _(
+            "Seat {seats} is empty: seat a player there first. Nothing was changed.",
+            "Seats {seats} are empty: seat players there first. Nothing was changed.",
+            len(empty),
+        ).format(seats=", ".join(str(n) for n in empty))
+    ctx.go_on(d)
+    return None
+
+
 async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
     """A player missing from the roster, added at the table: pending the chief judge's
     confirmation (the roster flow), confirmed at once when the chief adds him."""
@@ -271,6 +323,7 @@ SPEC = StepSpec(
         "qx": clear_filter,
         "clear": empty_seat,
         "add": add_to_roster,
+        "ok": confirm,
     },
     typed=typed,
     marks_seat=True,
