@@ -28,6 +28,7 @@ def run_bench(tmp_path: Path) -> tuple[dict, str]:
         "--saves", "1",
         "--memory-games", "20",
         "--memory-actions", "3",
+        "--paces", "0.3",
         "--profile", "always",
         "--profile-updates", "20",
         "--record", str(tmp_path / "stream.jsonl"),
@@ -78,7 +79,8 @@ def test_bot_bench_reports_every_figure(tmp_path: Path) -> None:
 
     targets = report["targets"]
     assert set(targets) == {"per_update_ratio_one_at_a_time", "per_update_ratio_tables_at_once",
-                            "save_to_standings_ms_at_1000", "peak_rss_mib"}
+                            "save_to_standings_ms_at_1000", "peak_rss_mib",
+                            "card_at_0.3_s_a_tap"}
     assert all({"limit", "value", "met"} <= set(t) for t in targets.values())
     assert targets["per_update_ratio_one_at_a_time"]["met"] is not None
     assert targets["save_to_standings_ms_at_1000"]["met"] is None  # 1,000 games not run

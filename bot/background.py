@@ -23,7 +23,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-_started: ContextVar[list[asyncio.Task[Any]] | None] = ContextVar("started", default=None)
+# The lists of the ``collect()`` blocks this context is in, innermost last.
+_started: ContextVar[tuple[list[asyncio.Task[Any]], ...]] = ContextVar("started", default=())
 
 
 class Background:
@@ -34,17 +35,17 @@ class Background:
         task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._finished)
-        started = _started.get()
-        if started is not None:
+        for started in _started.get():
             started.append(task)
         return task
 
     @staticmethod
     @contextmanager
     def collect() -> Iterator[list[asyncio.Task[Any]]]:
-        """The tasks spawned (by anyone) while the block runs in this context."""
+        """The tasks spawned (by anyone) while the block runs in this context, nested
+        blocks' included."""
         started: list[asyncio.Task[Any]] = []
-        token = _started.set(started)
+        token = _started.set((*_started.get(), started))
         try:
             yield started
         finally:
