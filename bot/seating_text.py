@@ -133,6 +133,41 @@ def player_seat_text(plan: Plan, round_no: int, nickname: str) -> str | None:
     return None
 
 
+# -- the seating told before a round (bot.publishing) ----------------------------------------
+
+
+def seating_changed_line(round_no: int) -> str:
+    return "🔁 " + _("The seating of round {round} changed.").format(round=round_no)
+
+
+def round_seating_update(plan: Plan, round_no: int, title: str) -> str:
+    """The seating of a round posted again after a re-plan changed it (HTML): a line
+    saying so, then ``round_seating_text``, within one message."""
+    body = round_seating_text(plan, round_no, title)
+    return fit_lines([seating_changed_line(round_no), "", *body.split("\n")], MESSAGE_LIMIT)
+
+
+def seat_message(
+    plan: Plan, round_no: int, nickname: str | None, title: str, *, changed: bool = False
+) -> str | None:
+    """A player's private message before the round (HTML): the tournament, then where he
+    sits ("Round 2: table 3, seat 7") or that he sits out. ``changed``: a re-plan moved
+    him, or left him out of the round. None: nothing to tell (the round doesn't name
+    him, and he was never told it did)."""
+    seat = player_seat_text(plan, round_no, nickname) if nickname is not None else None
+    if seat is None and not changed:
+        return None
+    lines = [f"<b>{_esc(title)}</b>"]
+    if changed:
+        lines.append(seating_changed_line(round_no))
+    lines.append(
+        seat
+        if seat is not None
+        else _("You are no longer in the seating of round {round}.").format(round=round_no)
+    )
+    return "\n".join(lines)
+
+
 def plan_sheet_rows(plan: Plan) -> list[list[str | int]]:
     """The plan as a sheet (CSV/XLSX): a header row, then one row a seat: round, table,
     seat, player. Players sitting a round out have no row in it."""

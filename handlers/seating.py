@@ -14,7 +14,7 @@ import html
 import logging
 from collections.abc import Sequence
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 from aiogram.filters import Command
 from aiogram.filters.callback_data import CallbackData
@@ -23,6 +23,7 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
+from bot.publishing import Publisher
 from bot.seating_text import MESSAGE_LIMIT, plan_preview, quality_text, utf16_len
 from bot.services import Refusal
 from bot.services import seating as service
@@ -139,7 +140,10 @@ async def regenerate_tapped(
 
 
 @router.callback_query(SeatingOffer.filter(F.action == "accept"))
-async def accept_tapped(callback: CallbackQuery, callback_data: SeatingOffer, db: Database) -> None:
+async def accept_tapped(
+    callback: CallbackQuery, callback_data: SeatingOffer, db: Database, bot: Bot,
+    publisher: Publisher,
+) -> None:
     accepted = await service.accept(
         db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id
     )
@@ -148,6 +152,7 @@ async def accept_tapped(callback: CallbackQuery, callback_data: SeatingOffer, db
     assert isinstance(accepted, PlanView)
     await callback.answer(_("Accepted."))
     await _show(callback, _accepted_text(accepted), None)
+    await publisher.publish(bot, callback_data.tournament_id)  # the seating the accept enqueued
 
 
 @router.callback_query(SeatingOffer.filter(F.action == "cancel"))

@@ -344,12 +344,56 @@ CREATE UNIQUE INDEX seating_plans_accepted ON seating_plans (tournament_id)
 CREATE INDEX seating_plans_tournament ON seating_plans (tournament_id, status);
 """
 
+# Version 6: the seating of the next round for the group and each linked player
+# (README, "Using the bot"). The outbox also holds private messages, so it is rebuilt
+# (SQLite can't change a CHECK): ``seating`` is the group's post of a round's seating,
+# ``seat`` a player's own seat, to ``user_id``; both are drawn from the accepted plan
+# when posted. ``seating_announced`` keeps the rounds whose seating went into the outbox,
+# so a round is announced once and a re-plan tells only what changed.
+_V6_SEATING_POSTS = """
+CREATE TABLE outbox_v6 (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    kind          TEXT    NOT NULL
+                  CHECK (kind IN ('result', 'note', 'standings', 'seating', 'seat')),
+    game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+    text          TEXT    CHECK (length(text) BETWEEN 1 AND 4096),
+    -- seating and seat: the round whose seating is told
+    round         INTEGER CHECK (round >= 1),
+    -- seat: the player told and his Telegram account (the private chat)
+    player_id     INTEGER REFERENCES players (id) ON DELETE CASCADE,
+    user_id       INTEGER,
+    -- seating and seat: a re-plan changed what was told already
+    changed       INTEGER NOT NULL DEFAULT 0 CHECK (changed IN (0, 1)),
+    created_at    INTEGER NOT NULL,
+    CHECK ((kind = 'result') = (game_id IS NOT NULL)),
+    CHECK (kind <> 'note' OR text IS NOT NULL),
+    CHECK (kind NOT IN ('standings', 'seating', 'seat') OR text IS NULL),
+    CHECK ((kind IN ('seating', 'seat')) = (round IS NOT NULL)),
+    CHECK ((kind = 'seat') = (user_id IS NOT NULL AND player_id IS NOT NULL)),
+    CHECK (changed = 0 OR kind IN ('seating', 'seat'))
+);
+INSERT INTO outbox_v6 (id, tournament_id, kind, game_id, text, created_at)
+    SELECT id, tournament_id, kind, game_id, text, created_at FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_v6 RENAME TO outbox;
+CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
+
+CREATE TABLE seating_announced (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    round         INTEGER NOT NULL,
+    announced_at  INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, round)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
     _V3_OUTBOX_AND_VERSIONS,
     _V4_LANGUAGE_AND_TIMEZONE,
     _V5_SEATING_PLANS,
+    _V6_SEATING_POSTS,
 )
 LATEST = len(MIGRATIONS)
 

@@ -1,9 +1,15 @@
-"""What the tournament's group chat must still be told, kept until it was posted.
+"""What the tournament's group chat and its players must still be told, kept until it
+was posted.
 
 A change and its announcement are written in ONE transaction (``add`` takes the
 caller's connection), so a crash between the commit and the post loses nothing: the
 publisher posts what it finds here, at start-up too, and deletes each row once its
 message went out (a crash right after a post may repeat that one line, never lose it).
+
+Most rows are for the group. A ``seat`` row is a private message to ``user_id``: the
+seat of ``player_id`` in ``round``; a ``seating`` row the group's post of a round's
+seating. Both are drawn from the accepted plan when posted (``changed``: a re-plan
+changed what was told already).
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ from bot.db.timeutil import ts_or_now
 RESULT = "result"
 NOTE = "note"
 STANDINGS = "standings"
+SEATING = "seating"  # the group's post of a round's seating
+SEAT = "seat"  # a player's own seat in a round, privately
+
+_COLUMNS = "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +36,10 @@ class OutboxRow:
     kind: str
     game_id: int | None
     text: str | None
+    round: int | None = None
+    player_id: int | None = None
+    user_id: int | None = None
+    changed: bool = False
 
 
 async def add(
@@ -44,14 +58,71 @@ async def add(
     )
 
 
+async def add_seating(
+    conn: Conn, tournament_id: int, round_no: int, *, changed: bool = False
+) -> int:
+    """The group is to get the round's seating (text and picture)."""
+    return await insert(
+        conn,
+        "INSERT INTO outbox (tournament_id, kind, round, changed, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (tournament_id, SEATING, round_no, int(changed), ts_or_now(None)),
+    )
+
+
+async def add_seat(
+    conn: Conn,
+    tournament_id: int,
+    round_no: int,
+    *,
+    player_id: int,
+    user_id: int,
+    changed: bool = False,
+) -> int:
+    """``user_id`` is to get, privately, where ``player_id`` sits in the round."""
+    return await insert(
+        conn,
+        "INSERT INTO outbox (tournament_id, kind, round, player_id, user_id, changed,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (tournament_id, SEAT, round_no, player_id, user_id, int(changed), ts_or_now(None)),
+    )
+
+
 async def pending(conn: Conn, tournament_id: int) -> list[OutboxRow]:
     rows = await fetch_all(
         conn,
-        "SELECT id, tournament_id, kind, game_id, text FROM outbox"
-        " WHERE tournament_id = ? ORDER BY id",
+        f"SELECT {_COLUMNS} FROM outbox WHERE tournament_id = ? ORDER BY id",
         (tournament_id,),
     )
-    return [OutboxRow(*r) for r in rows]
+    return [
+        OutboxRow(
+            id=r["id"],
+            tournament_id=r["tournament_id"],
+            kind=r["kind"],
+            game_id=r["game_id"],
+            text=r["text"],
+            round=r["round"],
+            player_id=r["player_id"],
+            user_id=r["user_id"],
+            changed=bool(r["changed"]),
+        )
+        for r in rows
+    ]
+
+
+async def seating_waiting(
+    conn: Conn, tournament_id: int, round_no: int
+) -> tuple[bool, set[int]]:
+    """Whether the group's post of the round's seating still waits, and the players
+    whose own seat message of it still waits (drawn from the plan when posted, so a
+    re-plan needs no second one)."""
+    rows = await fetch_all(
+        conn,
+        "SELECT kind, player_id FROM outbox WHERE tournament_id = ? AND round = ?",
+        (tournament_id, round_no),
+    )
+    group = any(r[0] == SEATING for r in rows)
+    return group, {r[1] for r in rows if r[0] == SEAT}
 
 
 async def tournaments_waiting(conn: Conn) -> list[int]:
@@ -96,3 +167,24 @@ async def mark_pictured(conn: Conn, tournament_id: int, round_no: int) -> None:
         " ON CONFLICT DO NOTHING",
         (tournament_id, round_no, ts_or_now(None)),
     )
+
+
+async def is_announced(conn: Conn, tournament_id: int, round_no: int) -> bool:
+    """The round's seating went into the outbox once (posted or still waiting)."""
+    rows = await fetch_all(
+        conn,
+        "SELECT 1 FROM seating_announced WHERE tournament_id = ? AND round = ?",
+        (tournament_id, round_no),
+    )
+    return bool(rows)
+
+
+async def mark_announced(conn: Conn, tournament_id: int, round_no: int) -> bool:
+    """Record that the round's seating is announced; False if it was already."""
+    added = await run(
+        conn,
+        "INSERT INTO seating_announced (tournament_id, round, announced_at) VALUES (?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        (tournament_id, round_no, ts_or_now(None)),
+    )
+    return added > 0

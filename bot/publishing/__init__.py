@@ -21,6 +21,12 @@ debouncing and the live standings message live in one place:
 * ``chat_events``: the group moves or goes away: upgraded to a supergroup
   (``chat_migrated``, also FloodControl's ``on_migrate``), the bot removed (its chief
   judges are told privately, once), added back, made an admin.
+* the seating before each round: the group's post of a round's seating (text and
+  picture, after that round's predecessor's results) and each linked player's own seat,
+  privately in his language (``seat_messages``: a player who can't be reached is
+  skipped, never retried). Their outbox rows are written by the seating use cases
+  (``bot.services.seating``: the accept, a save completing a round); both are drawn from
+  the plan accepted when they are posted.
 
 The texts themselves: ``bot.standings_text`` and ``bot.rating_format``.
 """

@@ -1,5 +1,6 @@
 """What goes out to a tournament's group: the outbox's results and notes, the live
-standings message, and a picture of the standings when a round is complete."""
+standings message, a picture of the standings when a round is complete, then the next
+round's seating; and each linked player's seat, privately (``seat_messages``)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,18 @@ from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.i18n import caller_language, use_language
 from bot.publishing.chat_events import ChatEvents, pin_quietly
+from bot.publishing.seat_messages import SeatMessages
 from bot.rating_format import CAPTION_LIMIT, split_lines
+from bot.seating_text import (
+    find_round,
+    round_seating_picture,
+    round_seating_text,
+    round_seating_update,
+)
+from bot.services.seating import accepted_plan
 from bot.standings import StandingsService
 from bot.standings_text import Picture, live_message, picture, round_caption
+from seating import Plan
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +100,8 @@ def _cannot_edit(error: TelegramBadRequest) -> bool:
 
 
 class GroupPoster:
-    """Posts a tournament's outbox to its group, in the tournament's language."""
+    """Posts a tournament's outbox: to its group, in the tournament's language; the
+    players' seats privately, each in his own."""
 
     def __init__(
         self, db: Database, standings: StandingsService, i18n: I18n, events: ChatEvents
@@ -99,10 +110,12 @@ class GroupPoster:
         self._standings = standings
         self._i18n = i18n
         self._events = events
+        self._seats = SeatMessages(db, i18n)
 
     async def post(self, bot: Bot, tournament_id: int) -> bool:
-        """Post the results and notes, update the standings, post a round's picture;
-        return whether rows are left that should be tried again."""
+        """Post the results and notes, update the standings, post a round's picture and
+        the next round's seating, tell the players their seats; return whether rows are
+        left that should be tried again."""
         with use_language(self._i18n, None):
             return await self._post(bot, tournament_id)
 
@@ -128,7 +141,22 @@ class GroupPoster:
             tournament = await tournaments.get_tournament(conn, tournament_id)
         if not rows:
             return False
-        if tournament is None or tournament.chat_id is None:
+        if tournament is None:
+            await self._forget(rows)
+            return False
+        group = [r for r in rows if r.kind != outbox.SEAT]
+        private = [r for r in rows if r.kind == outbox.SEAT]
+        # The group first: a round's results and standings, then the next round's seating.
+        left = await self._post_group(bot, tournament, group) if group else False
+        if private:  # whatever became of the group's posts
+            left = await self._seats.post(bot, tournament, private) or left
+        return left
+
+    async def _post_group(
+        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
+    ) -> bool:
+        tournament_id = tournament.id
+        if tournament.chat_id is None:
             await self._forget(rows)  # no group to post to
             return False
         if tournament.bot_removed:
@@ -137,11 +165,12 @@ class GroupPoster:
         try:
             with use_language(self._i18n, tournament.language):  # the group reads the tournament's
                 await self._post_lines(bot, chat_id, [r for r in rows if r.text])
-                if any(r.kind != outbox.NOTE for r in rows):  # a note alone changes no points
-                    await self._update_standings(bot, tournament)
+                if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
+                    await self._update_standings(bot, tournament)  # notes, seatings: no points
                 saved = [r.game_id for r in rows if r.game_id is not None]
                 if saved:
                     await self._round_picture(bot, tournament, saved)
+                await self._post_seatings(bot, tournament, rows)
         except TelegramForbiddenError:
             await self._events.bot_removed(bot, chat_id)
             return False
@@ -237,6 +266,38 @@ class GroupPoster:
         )
         async with self._db.transaction() as conn:
             await outbox.mark_pictured(conn, tournament.id, complete)
+
+    async def _post_seatings(
+        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
+    ) -> None:
+        """Each round's seating as text and picture, from the plan accepted now (a
+        re-plan before the post is posted as it is); a row goes once its post went out."""
+        seatings = [r for r in rows if r.kind == outbox.SEATING]
+        if not seatings:
+            return
+        stored = await accepted_plan(self._db, tournament.id)
+        posted: set[int] = set()
+        for row in seatings:
+            assert row.round is not None
+            fresh = row.round not in posted  # one post a round, however many rows ask
+            if fresh and stored is not None and find_round(stored.plan, row.round) is not None:
+                await self._post_seating(bot, tournament, stored.plan, row)
+            posted.add(row.round)
+            await self._forget([row])
+
+    async def _post_seating(
+        self, bot: Bot, tournament: TournamentRow, plan: Plan, row: outbox.OutboxRow
+    ) -> None:
+        assert row.round is not None and tournament.chat_id is not None
+        round_no, title = row.round, tournament.title
+        if row.changed:
+            text = round_seating_update(plan, round_no, title)
+        else:
+            text = round_seating_text(plan, round_no, title)
+        image = await asyncio.to_thread(round_seating_picture, plan, round_no, title)
+        photo = BufferedInputFile(image, filename=f"seating-round-{round_no}.png")
+        await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
+        await self._call(tournament.chat_id, lambda c: bot.send_photo(c, photo))
 
     async def _draw(self, tournament: TournamentRow) -> tuple[list[bytes], Picture]:
         """The standings' picture, drawn in a worker thread; in the current language."""

@@ -47,6 +47,7 @@ from bot.db.tournaments import CHIEF
 from bot.i18n import locale_of_code
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
+from bot.services.seating import round_saved
 from bot.services.staff import tournament_and_role
 from scoring.judging import APPROVAL_THRESHOLD
 
@@ -153,6 +154,7 @@ async def _save_correction(
         after=record,
     )
     await rt.publisher.enqueue(conn, record.tournament_id)
+    await round_saved(conn, record.tournament_id, record.round)  # a moved game may end it
     return record
 
 
@@ -180,6 +182,7 @@ async def _save_new(
             after=record,
         )
         await rt.publisher.enqueue(conn, record.tournament_id, result=summary, game_id=record.id)
+        await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
     return record
 
 
