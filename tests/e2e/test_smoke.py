@@ -14,8 +14,10 @@ from .fake_telegram import FakeTelegram
 pytestmark = requires_bot
 
 
-async def test_start_and_help_in_private_chat(fake_telegram: FakeTelegram,
-                                              bot_process: BotProcess) -> None:
+async def test_start_help_crash_restart_and_sigterm(fake_telegram: FakeTelegram,
+                                                   bot_process: BotProcess) -> None:
+    """One bot process through its life (each start costs the suite a second or two):
+    it answers, a kill -9 loses nothing sent while it was down, SIGTERM exits cleanly."""
     fake = fake_telegram
     user = fake.create_user("Анна", "anna_test")
     chat = fake.start_private(user)
@@ -29,27 +31,19 @@ async def test_start_and_help_in_private_chat(fake_telegram: FakeTelegram,
     fake.send_text(user, chat, "/help")
     help_ = await fake.wait_for_message(chat, after=mark)
     assert help_.content.strip()
-
     await fake.wait_idle()
     assert bot_process.is_running()
-    fake.assert_no_errors()
 
-
-async def test_sigterm_exits_cleanly(bot_process: BotProcess) -> None:
-    assert await bot_process.stop() == 0, bot_process.tail()
-    assert "Traceback" not in bot_process.log_text()
-
-
-async def test_answers_after_crash_and_restart(fake_telegram: FakeTelegram,
-                                               bot_process: BotProcess) -> None:
-    fake = fake_telegram
-    user = fake.create_user("Ivan")
-    chat = fake.start_private(user)
     bot_process.kill()
     mark = fake.seq
     fake.send_text(user, chat, "/start")  # sent while the bot is down
     await bot_process.restart()
     await fake.wait_for_message(chat, after=mark)
+    await fake.wait_idle()
+
+    assert await bot_process.stop() == 0, bot_process.tail()
+    assert "Traceback" not in bot_process.log_text()
+    fake.assert_no_errors()
 
 
 @pytest.mark.skipif((REPO_ROOT / ".env").exists(), reason=".env in the repo may set BOT_TOKEN")
