@@ -13,9 +13,9 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from aiogram.types import Chat, TelegramObject, User
+from aiogram.types import Chat, TelegramObject
 from aiogram.utils.i18n import I18n, I18nMiddleware
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
@@ -83,8 +83,15 @@ def locale_of_code(code: str | None) -> str:
     return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
 
 
-def locale_for(user: User | None) -> str:
-    """``locale_of_code`` of an update's user."""
+class Speaker(Protocol):
+    """An update's user or his stored profile (``bot.db.users.UserRow``)."""
+
+    @property
+    def language_code(self) -> str | None: ...
+
+
+def locale_for(user: Speaker | None) -> str:
+    """``locale_of_code`` of an update's user or a stored profile."""
     return locale_of_code(user.language_code if user else None)
 
 

@@ -16,7 +16,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import staff, tournaments, users
 from bot.db.audit import audit
 from bot.db.connection import Database
-from bot.i18n import locale_of_code, use_language
+from bot.i18n import locale_for, use_language
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class ChatEvents:
         for t in newly:
             for chief in chiefs[t.id]:
                 profile = profiles.get(chief.user_id)
-                locale = locale_of_code(profile.language_code if profile else None)
+                locale = locale_for(profile)
                 with use_language(self._i18n, locale):
                     text = _(
                         "I was removed from the group of the tournament «{title}», so results "

@@ -20,7 +20,7 @@ from aiogram.utils.i18n import I18n
 from bot.db import outbox, users
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
-from bot.i18n import locale_of_code, use_language
+from bot.i18n import locale_for, use_language
 from bot.seating_text import seat_message
 from bot.services.seating import StoredPlan, accepted_plan
 
@@ -40,7 +40,7 @@ class SeatMessages:
         stored = await accepted_plan(self._db, tournament.id)
         async with self._db.read() as conn:
             profiles = await users.get_users(conn, [r.user_id for r in rows if r.user_id])
-        locales = {uid: locale_of_code(p.language_code) for uid, p in profiles.items()}
+        locales = {uid: locale_for(p) for uid, p in profiles.items()}
         left = False
         for row in rows:
             if await self._send(bot, tournament.title, stored, locales, row):

@@ -22,7 +22,6 @@ from datetime import datetime
 from typing import Protocol
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
@@ -44,9 +43,10 @@ from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
 from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF
-from bot.i18n import locale_of_code
+from bot.i18n import locale_for
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
+from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating import round_saved
 from bot.services.staff import tournament_and_role
 from scoring.judging import APPROVAL_THRESHOLD
@@ -313,47 +313,40 @@ async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> 
     for row in rows:
         sent: list[tuple[int, int]] = []
         for chief in chiefs:
-            profile = profiles.get(chief.user_id)
-            with rt.i18n.use_locale(locale_of_code(profile.language_code if profile else None)):
+            locale = locale_for(profiles.get(chief.user_id))
+            with rt.i18n.use_locale(locale):
                 text, markup = views.approval_request(game, t.title if t else "", row, judge_name)
-            try:
-                message = await rt.bot.send_message(chief.user_id, text, reply_markup=markup)
-            except TelegramAPIError as exc:
-                log.info("approval %s not sent to %s: %s", row.id, chief.user_id, exc)
-                continue
-            sent.append((message.chat.id, message.message_id))
+            message = await send(rt.bot, Notice(chief.user_id, text, locale, markup))
+            if message is not None:
+                sent.append((message.chat.id, message.message_id))
         if sent:
             reached = True
             async with rt.db.transaction() as conn:
                 await games.set_approval_messages(conn, row.id, sent)
     if not reached:
-        await _tell(
-            rt.bot,
-            game.judge_id,
-            _("I could not reach the chief judge for the approval (D7). He can decide it "
-              "in /games."),
-        )
+        await _tell(rt, game.judge_id, lambda: _(
+            "I could not reach the chief judge for the approval (D7). He can decide it in "
+            "/games."
+        ))
 
 
 async def _tell_judge(
     rt: Runtime, views: GameViews, approval: ApprovalRow, game: GameRecord
 ) -> None:
-    async with rt.db.read() as conn:
-        profile = await users.get_user(conn, game.judge_id)
-    with rt.i18n.use_locale(locale_of_code(profile.language_code if profile else None)):
-        text = _("The chief judge decided: {decision}").format(
+    def text() -> str:
+        told = _("The chief judge decided: {decision}").format(
             decision=views.approval_decided(approval, game)
         )
-        if game.status == "final":
-            text += " " + _("The game is final now.")
-    await _tell(rt.bot, game.judge_id, text)
+        return told + (" " + _("The game is final now.") if game.status == "final" else "")
+
+    await _tell(rt, game.judge_id, text)
 
 
-async def _tell(bot: Bot, user_id: int, text: str) -> None:
-    try:
-        await bot.send_message(user_id, text)
-    except TelegramAPIError as exc:  # e.g. 403: he blocked the bot
-        log.info("%s not told: %s", user_id, exc)
+async def _tell(rt: Runtime, user_id: int, text: Callable[[], str]) -> None:
+    """A notice in his own language (bot.services.notices)."""
+    async with rt.db.read() as conn:
+        notices = await notice_to(conn, rt.i18n, user_id, text)
+    await deliver(rt.bot, notices)
 
 
 # -- players added at a table ---------------------------------------------------------------------
@@ -418,13 +411,10 @@ async def ask_chiefs_to_confirm(
     for chief in chiefs:
         if chief.user_id == judge:
             continue
-        language = known.get(chief.user_id)
-        with rt.i18n.use_locale(locale_of_code(language.language_code if language else None)):
+        locale = locale_for(known.get(chief.user_id))
+        with rt.i18n.use_locale(locale):
             text, markup = views.player_added(judge_name, row, t.title)
-        try:
-            await rt.bot.send_message(chief.user_id, text, reply_markup=markup)
-        except TelegramAPIError as exc:
-            log.info("chief %s not told about player %s: %s", chief.user_id, player_id, exc)
+        await send(rt.bot, Notice(chief.user_id, text, locale, markup))
 
 
 async def decide_table_player(

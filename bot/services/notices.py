@@ -3,7 +3,10 @@ other people (each in its reader's language) and the group's outbox.
 
 The use case decides who is told what; the handler answers the acting user first, then
 runs the :class:`FollowUp`, attaching the buttons (its callback data) where a notice
-asks for a decision.
+asks for a decision. The game use cases (``bot.services.games``) send theirs themselves
+after the handler's ``acknowledge``, because they store what was sent (an approval
+request's messages, edited once it is decided); they send through ``send`` too, so a
+notice that can't arrive is handled in one place.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from dataclasses import dataclass
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import I18n
 
 from bot.db import users
 from bot.db.connection import Conn
-from bot.i18n import DEFAULT_LOCALE, locale_of_code
+from bot.i18n import DEFAULT_LOCALE, locale_for
 from bot.publishing import Publisher
 
 log = logging.getLogger(__name__)
@@ -32,6 +35,7 @@ class Notice:
     chat_id: int
     text: str
     locale: str | None = None  # the reader's (its text is in it), for the buttons under it
+    markup: InlineKeyboardMarkup | None = None  # its own buttons, made in its language
 
 
 # Buttons under every notice: the same ones, or made for each in its reader's language.
@@ -57,17 +61,18 @@ class FollowUp:
 async def deliver(bot: Bot, notices: Iterable[Notice], markup: Markup = None) -> int:
     """Send each notice; one that can't arrive (he never started the bot, blocked it) is
     logged and the rest still go. Returns how many arrived."""
-    delivered = 0
-    for notice in notices:
-        try:
-            await bot.send_message(
-                notice.chat_id, notice.text, reply_markup=_buttons(markup, notice.locale)
-            )
-        except TelegramAPIError as exc:
-            log.info("notice to %s not delivered: %s", notice.chat_id, exc)
-        else:
-            delivered += 1
-    return delivered
+    sent = [await send(bot, notice, markup) for notice in notices]
+    return sum(message is not None for message in sent)
+
+
+async def send(bot: Bot, notice: Notice, markup: Markup = None) -> Message | None:
+    """One notice, with its own buttons or ``markup``; None when it can't arrive."""
+    try:
+        buttons = notice.markup or _buttons(markup, notice.locale)
+        return await bot.send_message(notice.chat_id, notice.text, reply_markup=buttons)
+    except TelegramAPIError as exc:
+        log.info("notice to %s not delivered: %s", notice.chat_id, exc)
+        return None
 
 
 def _buttons(markup: Markup, locale: str | None) -> InlineKeyboardMarkup | None:
@@ -84,8 +89,7 @@ async def locale_of_user(conn: Conn, user_id: int | None) -> str:
     """The language someone is told things in: his own Telegram language, as last seen."""
     if user_id is None:
         return DEFAULT_LOCALE
-    row = await users.get_user(conn, user_id)
-    return locale_of_code(row.language_code if row else None)
+    return locale_for(await users.get_user(conn, user_id))
 
 
 async def notice_to(

@@ -23,7 +23,7 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.protests import ProtestRow
 from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, TournamentRow
-from bot.i18n import locale_of_code
+from bot.i18n import locale_for
 from bot.localtime import clock
 from bot.publishing import Publisher
 from bot.rating_format import protest_note
@@ -252,7 +252,7 @@ async def file_protest(
     cards = []
     for chief in chiefs:
         profile = profiles.get(chief.user_id)
-        locale = locale_of_code(profile.language_code if profile else None)
+        locale = locale_for(profile)
         with i18n.use_locale(locale):
             text = card_text(protest, game, tournament, nickname)
         cards.append(Notice(chief.user_id, text, locale))

@@ -20,7 +20,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.db import players, tournaments, users
 from bot.db.connection import Database
-from bot.i18n import locale_of_code
+from bot.i18n import locale_for
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx
@@ -234,7 +234,7 @@ async def ask_player(ctx: Ctx, d: Draft) -> None:
         d.set_note(N_("{player} has not started the bot, so he can't be asked: enter his "
                       "numbers yourself."), player=row.nickname)
         return
-    await _send_request(ctx, d, row.user_id, row.nickname, locale_of_code(profile.language_code))
+    await _send_request(ctx, d, row.user_id, row.nickname, locale_for(profile))
 
 
 async def _send_request(ctx: Ctx, d: Draft, user_id: int, nickname: str, locale: str) -> None:
