@@ -571,6 +571,12 @@ def test_completed_round_rules() -> None:
     ) == 2
     # ...but a full round isn't posted again then.
     assert completed_round(tables, first, {12}, {2}, 20) is None
+    # With a seating plan its tables decide: 2 planned tables of 30 players complete it.
+    assert completed_round({1: {1, 2}}, {1: 10}, {11}, {1}, 30, {1: {1, 2}}) == 1
+    # ...and a planned round of 3 tables is not complete with 2 saved.
+    assert completed_round({1: {1, 2}}, {1: 10}, {11}, {1}, 20, {1: {1, 2, 3}}) is None
+    # A round the plan lacks falls back to the count.
+    assert completed_round({2: {1, 2}}, {2: 10}, {11}, {2}, 20, {1: {1, 2, 3}}) == 2
 
 
 # -- lifecycle ------------------------------------------------------------------------------

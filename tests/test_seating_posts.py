@@ -153,7 +153,11 @@ async def test_the_last_round_has_no_successor(harness: BotHarness, db: Database
     [last] = plan.rounds[2].tables
     await play_table(harness, db, t, plan, 3, last.table)  # the last game of the last round
 
-    [result] = group_posts(harness)  # its result; the standings message is edited
+    # Its result (the standings message is edited) and, the plan's one table of the
+    # round saved, the round's standings picture; no seating follows.
+    result, picture = group_posts(harness)
+    assert photo_name(picture) == "standings-1.png"
+    assert picture.caption.endswith("standings after round 3")  # type: ignore[attr-defined]
     assert isinstance(result, SendMessage)
     assert result.text.startswith(f"Round 3, table {last.table}: ")
     assert all(texts == [] for texts in told_users(harness).values())

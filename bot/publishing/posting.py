@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TypeVar
 
 from aiogram import Bot
@@ -52,28 +52,33 @@ def completed_round(
     saved: set[int],
     saved_rounds: set[int],
     confirmed_players: int,
+    planned: Mapping[int, set[int]] | None = None,
 ) -> int | None:
     """The latest round the games in ``saved`` completed, if any.
 
-    A round has T tables, T = max(the highest table number seen in any round,
-    confirmed players // 10): a round is complete when tables 1..T of it all have a
-    saved game (pending approval counts: it is saved). A round that ends with fewer
-    tables (players left) is complete when the first game of the next round is
-    saved. Only the saves of this batch can complete a round, so a restart never
-    posts an old round again.
+    A round of the accepted seating plan (``planned``: round -> its tables) is complete
+    when each of its tables has a saved game (pending approval counts: it is saved).
+    Without a plan a round has T tables, T = max(the highest table number seen in any
+    round, confirmed players // 10), and one that ends with fewer tables (players left)
+    is complete when the first game of the next round is saved. Only the saves of this
+    batch can complete a round, so a restart never posts an old round again.
 
     ``tables``: round -> table numbers with a game that counts; ``first_games``:
     round -> id of its earliest game; ``saved_rounds``: rounds of the ``saved`` games.
     """
     t = max([*(max(ts) for ts in tables.values() if ts), confirmed_players // 10, 1])
+    planned = planned or {}
     done = None
-    full = set(range(1, t + 1))
+
+    def full(r: int) -> set[int]:
+        return planned.get(r) or set(range(1, t + 1))
+
     for r in sorted(saved_rounds):
-        if full <= tables.get(r, set()):
+        if full(r) <= tables.get(r, set()):
             done = max(done or 0, r)
         previous = tables.get(r - 1)
         # A short round (complete by T it got its picture when its last table was saved).
-        if previous and not full <= previous and first_games.get(r) in saved:
+        if previous and not full(r - 1) <= previous and first_games.get(r) in saved:
             done = max(done or 0, r - 1)
     return done
 
@@ -246,6 +251,7 @@ class GroupPoster:
             tables = await games_repo.tables_by_round(conn, tournament.id)
             confirmed = await players.count_players(conn, tournament.id, status="confirmed")
             pictured = await outbox.pictured_rounds(conn, tournament.id)
+        plan = await accepted_plan(self._db, tournament.id)
         by_round: dict[int, set[int]] = {}
         first_games: dict[int, int] = {}
         saved_set = set(saved)
@@ -255,7 +261,10 @@ class GroupPoster:
             first_games[round_no] = min(first_games.get(round_no, game_id), game_id)
             if game_id in saved_set:
                 saved_rounds.add(round_no)
-        complete = completed_round(by_round, first_games, saved_set, saved_rounds, confirmed)
+        complete = completed_round(
+            by_round, first_games, saved_set, saved_rounds, confirmed,
+            plan.tables_by_round() if plan else None,
+        )
         if complete is None or complete in pictured:
             return
         images, _shown = await self._draw(tournament)

@@ -238,6 +238,19 @@ class StoredPlan:
     def tables(self) -> int:
         return self.row.tables
 
+    def seats_at(self, round_no: int, table_no: int) -> list[int] | None:
+        """The player ids at the table in the round in seat order (seat n is element
+        n - 1); None: the plan has no such table."""
+        for round_ in self.plan.rounds:
+            for table in round_.tables if round_.round == round_no else ():
+                if table.table == table_no:
+                    return [self.ids[name] for name in table.seats]
+        return None
+
+    def tables_by_round(self) -> dict[int, set[int]]:
+        """Round -> the table numbers the plan has in it."""
+        return {r.round: {t.table for t in r.tables} for r in self.plan.rounds}
+
     def seats_by_player(self, rounds: set[int] | None = None) -> dict[int, set[Seat]]:
         """Player id -> his (round, table, seat) in ``rounds`` (default: all)."""
         found: dict[int, set[Seat]] = {pid: set() for pid in self.ids.values()}
@@ -281,15 +294,7 @@ async def planned_table(
     """The ten player ids of the accepted plan at the table in the round, in seat order
     (seat n is element n - 1); None without an accepted plan or such a table."""
     stored = await accepted_plan(db, tournament_id)
-    if stored is None:
-        return None
-    for round_ in stored.plan.rounds:
-        if round_.round != round_no:
-            continue
-        for table in round_.tables:
-            if table.table == table_no:
-                return [stored.ids[name] for name in table.seats]
-    return None
+    return None if stored is None else stored.seats_at(round_no, table_no)
 
 
 # -- what a plan is made from -------------------------------------------------------------------
@@ -714,7 +719,7 @@ async def _round_complete(
     conn: Conn, tournament_id: int, stored: StoredPlan, round_no: int
 ) -> bool:
     """Every table the plan has in the round has a saved game (pending approval counts)."""
-    planned = {t.table for r in stored.plan.rounds if r.round == round_no for t in r.tables}
+    planned = stored.tables_by_round().get(round_no, set())
     shape = await games_db.tables_by_round(conn, tournament_id)
     saved = {table for _game, number, table in shape if number == round_no}
     return bool(planned) and planned <= saved

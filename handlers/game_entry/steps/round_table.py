@@ -80,23 +80,14 @@ def free_tables(stored: Sequence[tuple[int, int, int]]) -> list[Pair]:
 def plan_tables(plan: StoredPlan | None) -> set[Pair]:
     if plan is None:
         return set()
-    return {(r.round, t.table) for r in plan.plan.rounds for t in r.tables}
-
-
-def plan_seats(plan: StoredPlan, round_no: int, table_no: int) -> list[int] | None:
-    """The plan's player ids at the table in seat order; None: the plan lacks it."""
-    for round_ in plan.plan.rounds:
-        for table in round_.tables if round_.round == round_no else ():
-            if table.table == table_no:
-                return [plan.ids[name] for name in table.seats]
-    return None
+    return {(r, t) for r, tables in plan.tables_by_round().items() for t in tables}
 
 
 async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str | None:
     if not (1 <= round_no <= MAX_NUMBER and 1 <= table <= MAX_NUMBER):
         return _("Round and table are numbers from 1 to {max}.").format(max=MAX_NUMBER)
     plan = await accepted_plan(ctx.db, d.tid) if d.mode == "new" else None
-    seats = plan_seats(plan, round_no, table) if plan is not None else None
+    seats = plan.seats_at(round_no, table) if plan is not None else None
     async with ctx.db.read() as conn:
         stored = await games.list_games(conn, d.tid, round=round_no)
         confirmed = await _confirmed(ctx, conn, d.tid) if seats is not None else set()
