@@ -370,6 +370,21 @@ async def _table_taken(
     return None if found is None else int(found)
 
 
+async def played_in_round(
+    conn: Conn, tournament_id: int, round_no: int, except_id: int | None = None
+) -> dict[int, int]:
+    """Player id -> the table of his game that counts in the round, the game
+    ``except_id`` left out."""
+    rows = await fetch_all(
+        conn,
+        "SELECT s.player_id, g.table_no FROM games g JOIN game_seats s ON s.game_id = g.id"
+        " WHERE g.tournament_id = ? AND g.round = ? AND g.status <> 'annulled'"
+        " AND g.id IS NOT ?",
+        (tournament_id, round_no, except_id),
+    )
+    return {r[0]: r[1] for r in rows}
+
+
 async def _check_players(conn: Conn, tournament_id: int, draft: GameDraft) -> None:
     ids = [s.player_id for s in draft.seats]
     rows = await fetch_all(

@@ -81,6 +81,8 @@ class View:
     issues: list[Issue] = field(default_factory=list)
     suggestions: list[tuple[int, int]] = field(default_factory=list)
     planned: set[tuple[int, int]] = field(default_factory=set)  # the accepted plan's tables
+    # player id -> another table of this round he played at or is planned at: marked
+    busy: dict[int, int] = field(default_factory=dict)
     tournaments: dict[int, str] = field(default_factory=dict)
     # seat -> best-move points (8.3.4) the seat would get; for the 8.4.6 budget
     best_move_points: dict[int, Fraction] = field(default_factory=dict)

@@ -147,6 +147,30 @@ async def test_a_substitute_plays_the_seat_in_the_saved_game(
     assert game.seats[3].nickname == "Sub"
 
 
+async def test_players_of_another_table_of_the_round_come_last_and_marked(
+    harness: BotHarness, db: Database
+) -> None:
+    """No slip: the substitutes offered first are free this round; one planned (or
+    saved) at the round's other table is marked with it and warned about once seated."""
+    world = await twenty(harness, db)
+    await accept_plan(world)
+    await add_sub(world)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    await judge.tap("4✓")
+    nick = await names(world)
+    elsewhere = [nick[pid] for pid in await planned(world, 1, 2)]
+    offered = [label for label in judge.labels() if label.removesuffix(" ⚠2") in nick.values()]
+    assert offered[0] == "Sub"
+    assert offered[1:] == sorted((f"{n} ⚠2" for n in elsewhere), key=str.casefold)
+    assert "⚠N after a name: he plays this round at table N." in judge.text
+    await judge.tap(f"{elsewhere[0]} ⚠2")
+    assert f"⚠ {elsewhere[0]} plays round 1 at table 2 too." in judge.text
+    # Nothing is forbidden: a club may seat him (the shared example does).
+    assert f"4. {elsewhere[0]}" in judge.text
+
+
 async def test_another_planned_table_replaces_the_seating_and_says_so(
     harness: BotHarness, db: Database
 ) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import html
 import re
+from functools import partial
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import players
+from bot.db import games, players
 from bot.services import Refusal
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
+from bot.services.seating import accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, refusal_text
 from handlers.game_entry.context import Ctx
@@ -47,7 +49,9 @@ def prompt(d: Draft, view: View) -> list[str]:
         )
     if d.query:
         lines.append(_("Filter: «{query}»").format(query=html.escape(d.query)))
-    return lines
+    if any(pid in view.busy for pid in candidates(d, view)):
+        lines.append(_("⚠N after a name: he plays this round at table N."))
+    return [*lines, *busy_lines(d, view)]
 
 
 def from_plan(d: Draft) -> bool:
@@ -87,7 +91,8 @@ def candidates(d: Draft, view: View) -> list[int]:
         and row.id not in seated
         and query in row.nickname.casefold()
     ]
-    found.sort(key=lambda row: (row.nickname.casefold(), row.id))
+    # Those who play this round at another table come last (a substitute is free).
+    found.sort(key=lambda row: (row.id in view.busy, row.nickname.casefold(), row.id))
     return [row.id for row in found]
 
 
@@ -105,9 +110,7 @@ def buttons(k: Keys, view: View) -> None:
     pages = max(1, -(-len(found) // PAGE_SIZE))
     page = min(d.page, pages - 1)
     shown = found[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
-    k.rows_of(
-        [k.button(view.players[pid].nickname[:24], "pick", d.sel, pid) for pid in shown], 3
-    )
+    k.rows_of([k.button(_candidate_label(view, pid), "pick", d.sel, pid) for pid in shown], 3)
     if pages > 1:
         k.row(
             k.button("◀", "page", max(0, page - 1)),
@@ -126,6 +129,23 @@ def buttons(k: Keys, view: View) -> None:
     if d.players[d.sel - 1] is not None:
         extra.append(k.button(_("Empty seat {seat}").format(seat=d.sel), "clear", d.sel))
     k.rows_of(extra, 2)
+
+
+def _candidate_label(view: View, player_id: int) -> str:
+    label = view.players[player_id].nickname[:24]
+    table = view.busy.get(player_id)
+    return label if table is None else f"{label} ⚠{table}"
+
+
+def busy_lines(d: Draft, view: View) -> list[str]:
+    """A warning for each seated player who plays this round at another table."""
+    return [
+        "⚠ " + _("{player} plays round {round} at table {table} too.").format(
+            player=html.escape(view.nickname(pid)), round=d.round, table=view.busy[pid]
+        )
+        for pid in d.players
+        if pid is not None and pid in view.busy
+    ]
 
 
 def enter(d: Draft) -> None:
@@ -160,6 +180,23 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
             player=html.escape(row.nickname), seat=seat
         )
     return None
+
+
+async def load(ctx: Ctx, d: Draft, view: View) -> None:
+    """Who plays this round at another table: saved there, or planned there by the
+    accepted seating plan (read once per change of the database)."""
+    if d.round is None:
+        return
+    played = await ctx.db.cached(
+        ("games.played_in_round", d.tid, d.round, d.game_id),
+        partial(games.played_in_round, tournament_id=d.tid, round_no=d.round,
+                except_id=d.game_id),
+    )
+    plan = await accepted_plan(ctx.db, d.tid)
+    if plan is not None:
+        for table in plan.tables_by_round().get(d.round, set()) - {d.table}:
+            view.busy.update(dict.fromkeys(plan.seats_at(d.round, table) or (), table))
+    view.busy.update(played)
 
 
 async def place(ctx: Ctx, d: Draft, seat: int, player_id: int) -> str | None:
@@ -287,10 +324,16 @@ async def paste(ctx: Ctx, d: Draft, lines: list[str]) -> str | None:
                 unconfirmed.append(row.nickname)
             else:
                 chosen.append(row.id)
-    return _pasted(d, chosen, unknown, unconfirmed)
+    refusal = _paste_refusal(chosen, unknown, unconfirmed)
+    if refusal is not None:
+        return refusal
+    d.players = list(chosen)
+    d.query = ""
+    d.sel = 1
+    return None
 
 
-def _pasted(d: Draft, chosen: list[int], unknown: list[str], unconfirmed: list[str]) -> str | None:
+def _paste_refusal(chosen: list[int], unknown: list[str], unconfirmed: list[str]) -> str | None:
     if unknown:
         return _(
             "Not on the roster: {names}. Nothing was changed. Add them first: tap the seat, "
@@ -302,9 +345,6 @@ def _pasted(d: Draft, chosen: list[int], unknown: list[str], unconfirmed: list[s
         )
     if len(set(chosen)) != SEATS:
         return _("A player is listed twice; a player sits only once. Nothing was changed.")
-    d.players = list(chosen)
-    d.query = ""
-    d.sel = 1
     return None
 
 
@@ -316,6 +356,7 @@ SPEC = StepSpec(
     keyboard=buttons,
     done=lambda d: d.seats_done,
     enter=enter,
+    load=load,
     actions={
         "seat": select_seat,
         "pick": pick_player,
