@@ -31,15 +31,30 @@ The search is bounded by its count of checks and by the deadline, and draws its 
 from ``rng``: the same plan for the same seed.
 
 Table numbers (``groups._number``) cannot get these plans to a table spread of 1 at 10
-rounds. A player at the tables 3, 3, 2, 2 times shares the table number of one round
-with another round in 3 + 3 + 1 + 1 = 8 of the 45 pairs of rounds, so the 4 × 4 overlaps
-of two rounds (players at number a in one, b in the other) have traces adding up to
-40 × 8 = 320. An overlap with trace D < 8 has Σ C(n, 2) ≥ 40 - D over its cells (32 at
-best), so Σ over pairs of players of C(meetings, 2) ≥ 45 × 32 + 40 = 1480, and with
-meetings 1-3 that means at least 460 pairs meeting 3 times. The quartet plans have 432
-(then it is out of reach) or 480, but then their overlaps' least traces add up to 340 or
-more, still out of reach; the numbering gets them to 4. Whether some other plan has
-both is open.
+rounds, and no plan with both is known (whether one exists is open). A player at the
+tables 3, 3, 2, 2 times shares the table number of one round with another round in
+3 + 3 + 1 + 1 = 8 of the 45 pairs of rounds, so the 4 × 4 overlaps of two rounds (players
+at number a in one, b in the other) have traces adding up to 40 × 8 = 320. An overlap
+with trace D has Σ C(n, 2) ≥ max(32, 40 - D) over its cells (checked over all overlaps),
+so Σ over pairs of players of C(meetings, 2) ≥ 1800 - 320 = 1480. With meetings 1-3 that
+sum is 1020 + (pairs meeting 3 times), so at least 460 pairs meet 3 times; and at most
+500: a player meets the others 90 times in all, so meets an odd number of them twice
+(a₂ + 2 a₃ = 51), and at least 20 pairs meet twice. Hence the overlaps' Σ C(n, 2)
+exceed 40 - D by at most 40 in all: nearly every pair of rounds must meet the bound
+exactly (at trace 7: one 1 on the diagonal, 2s and 3s elsewhere).
+
+The numbering only permutes each round's tables, so a quartet plan needs its overlaps'
+least traces (over the 24 numberings) to add up to 320 at most. With one round per
+kernel (and 7 spreading rounds) there is no quartet plan at all: two quartets meet s +
+2h times over the four ν (s spreading rounds, h rank-one rounds in the same table pair),
+at most 12, so no two of the ten quartets may share the table pairs of all three
+rank-one rounds, which have only 8 patterns. With two per kernel, every plan found (3000
+ω-invariant ones and about 200 others) is out of reach: the ω-invariant ones have 432
+pairs meeting 3 times, or 480 with least traces adding up to 348, and the others' least
+traces add up to 340 or more. The numbering gets them to spread 4 (a numbering search
+leaves at best 18 players with spread 2 or more). Annealing the plan itself (swaps of
+two players' tables in a round, on pairs outside 1-3 and table counts outside 2-3)
+stalls: with spread ≤ 1 kept, 73 pairs or more meet 0 or 4 times.
 """
 
 from __future__ import annotations
