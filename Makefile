@@ -7,14 +7,20 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test lint typecheck unit e2e bench messages clean
 
+# Keep bytecode caches (__pycache__/, ignored by git) even where the environment turns
+# them off: the suite starts dozens of interpreters (workers, bot processes), and each
+# would compile the project from source again.
+export PYTHONDONTWRITEBYTECODE :=
+
 run: $(STAMP)
 	$(BIN)/python -m bot
 
-# The suite on two workers (pytest-xdist): the e2e tests wait on bot processes and
-# the fake server while the other worker runs unit tests. PYTEST_WORKERS=0 runs it in one
+# The suite on three workers (pytest-xdist) on two cores: the e2e tests wait on bot
+# processes and the fake server while the other workers run unit tests; a worker that
+# runs dry takes tests from the others (worksteal). PYTEST_WORKERS=0 runs it in one
 # process.
-PYTEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS)
+PYTEST_WORKERS ?= 3
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 test: lint typecheck
 	$(PYTEST)

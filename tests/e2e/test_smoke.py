@@ -43,6 +43,9 @@ async def test_start_help_crash_restart_and_sigterm(fake_telegram: FakeTelegram,
 
     assert await bot_process.stop() == 0, bot_process.tail()
     assert "Traceback" not in bot_process.log_text()
+    # The harness (tests/e2e/bot_process.py) logs restarts and samples memory.
+    assert "restart #1" in bot_process.log_text()
+    assert bot_process.peak_memory_kb is not None and bot_process.peak_memory_kb > 10_000
     fake.assert_no_errors()
 
 
