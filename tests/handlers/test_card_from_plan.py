@@ -55,6 +55,15 @@ async def accept_plan(world: World) -> None:
     assert accepted is not None and "The seating plan is accepted" in (accepted.text or "")
 
 
+async def judge_with_plan(harness: BotHarness, db: Database) -> tuple[World, Driver]:
+    """Twenty players, the plan accepted, and the judge's card open at step 1."""
+    world = await twenty(harness, db)
+    await accept_plan(world)
+    judge = world.judge()
+    await judge.start()
+    return world, judge
+
+
 async def planned(world: World, round_no: int, table: int) -> list[int]:
     found = await service.planned_table(world.db, world.tid, round_no, table)
     assert found is not None
@@ -84,12 +93,7 @@ def callback_sizes(judge: Driver) -> list[int]:
 
 async def finish(judge: Driver) -> None:
     """From the roles step to the review: roles 1-4, nobody voted out, seat 5 shot."""
-    await judge.roles(1, 2, (3, 4))
-    await judge.tap("0")
-    await judge.tap("5")
-    await judge.tap("Done (0 named)")
-    await judge.next()
-    await judge.tap("🔴 Red win")
+    await judge.play()
     await judge.to_review()
 
 
@@ -99,10 +103,7 @@ async def finish(judge: Driver) -> None:
 async def test_a_planned_table_comes_seated_and_is_confirmed_with_one_tap(
     harness: BotHarness, db: Database
 ) -> None:
-    world = await twenty(harness, db)
-    await accept_plan(world)
-    judge = world.judge()
-    await judge.start()
+    world, judge = await judge_with_plan(harness, db)
     # Step 1 suggests the plan's tables, first unplayed first.
     assert judge.labels()[:3] == [
         "📋 Round 1, table 1", "📋 Round 1, table 2", "📋 Round 2, table 1"
@@ -124,11 +125,8 @@ async def test_a_planned_table_comes_seated_and_is_confirmed_with_one_tap(
 async def test_a_substitute_plays_the_seat_in_the_saved_game(
     harness: BotHarness, db: Database
 ) -> None:
-    world = await twenty(harness, db)
-    await accept_plan(world)
+    world, judge = await judge_with_plan(harness, db)
     sub = await add_sub(world)  # joined after the plan was made
-    judge = world.judge()
-    await judge.start()
     await judge.say("1 2")
     ids, nick = await planned(world, 1, 2), await names(world)
     await judge.tap("4✓")
@@ -152,11 +150,8 @@ async def test_players_of_another_table_of_the_round_come_last_and_marked(
 ) -> None:
     """No slip: the substitutes offered first are free this round; one planned (or
     saved) at the round's other table is marked with it and warned about once seated."""
-    world = await twenty(harness, db)
-    await accept_plan(world)
+    world, judge = await judge_with_plan(harness, db)
     await add_sub(world)
-    judge = world.judge()
-    await judge.start()
     await judge.say("1 1")
     await judge.tap("4✓")
     nick = await names(world)
@@ -174,11 +169,8 @@ async def test_players_of_another_table_of_the_round_come_last_and_marked(
 async def test_another_planned_table_replaces_the_seating_and_says_so(
     harness: BotHarness, db: Database
 ) -> None:
-    world = await twenty(harness, db)
-    await accept_plan(world)
+    world, judge = await judge_with_plan(harness, db)
     await add_sub(world)
-    judge = world.judge()
-    await judge.start()
     await judge.say("1 2")
     await judge.tap("4✓")
     await judge.tap("Sub")
@@ -201,10 +193,7 @@ async def test_another_planned_table_replaces_the_seating_and_says_so(
 async def test_a_table_the_plan_lacks_is_seated_by_taps(
     harness: BotHarness, db: Database
 ) -> None:
-    world = await twenty(harness, db)
-    await accept_plan(world)
-    judge = world.judge()
-    await judge.start()
+    world, judge = await judge_with_plan(harness, db)
     await judge.say("1 3")
     assert "Step 2/11: Seating" in judge.text and PLANNED not in judge.text
     assert_seated(judge, ["—"] * 10)
@@ -272,10 +261,7 @@ async def test_a_planned_player_off_the_roster_leaves_his_seat_empty(
 async def test_suggestions_follow_the_plan_past_the_played_tables(
     harness: BotHarness, db: Database
 ) -> None:
-    world = await twenty(harness, db)
-    await accept_plan(world)
-    judge = world.judge()
-    await judge.start()
+    _world, judge = await judge_with_plan(harness, db)
     await judge.say("1 1")
     await judge.tap("✅ Seating as planned")
     await finish(judge)

@@ -237,12 +237,7 @@ async def test_stale_buttons_change_nothing(harness: BotHarness, db: Database) -
     assert "Step 3/11: Roles" in judge.text
     await judge.tap_data(judge.step_data("tap", 1), on=old)
     assert "out of date" in (judge.last_answer() or "")
-    await judge.roles(1, 2, (3, 4))
-    await judge.tap("0")
-    await judge.tap("5")
-    await judge.tap("Done (0 named)")
-    await judge.next()
-    await judge.tap("🔴 Red win")
+    await judge.play()
     await judge.to_review()
     review = judge.card
     await judge.save()

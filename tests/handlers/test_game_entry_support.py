@@ -226,6 +226,18 @@ class Driver:
             raise AssertionError(self.text)
         await self.say(round_table)
         await self.seat(nicks)
+        await self.play(roles=roles, day1=day1, night=night, best_move=best_move, result=result)
+
+    async def play(
+        self,
+        *,
+        roles: tuple[int, int, tuple[int, int]] = (1, 2, (3, 4)),
+        day1: int = 0,
+        night: int | None = 5,
+        best_move: Sequence[int] | None = (),
+        result: str = "Red win",
+    ) -> None:
+        """From the roles step (3) to the disqualifications step (8), as ``enter``."""
         await self.roles(*roles)
         await self.tap(str(day1))
         await self.tap(str(night) if night else "Miss (nobody shot)")

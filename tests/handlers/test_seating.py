@@ -20,7 +20,7 @@ from bot.db import seating as seating_repo
 from bot.db import staff as staff_repo
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
-from bot.db.games import GameDraft, SeatDraft, list_games, save_game
+from bot.db.games import list_games
 from bot.i18n import create_i18n
 from bot.seating_text import (
     MESSAGE_LIMIT,
@@ -32,10 +32,9 @@ from bot.seating_text import (
 )
 from bot.services import seating as service
 from handlers.seating import SeatingOffer, SeatingTables
-from scoring.model import Result, Role
-from tests.handlers.rating_fixtures import ENDED
+from scoring.model import Role
 from tests.handlers.tournament_fixtures import TournamentSetup, running_tournament
-from tests.support import BotHarness, buttons
+from tests.support import BotHarness, buttons, seating_fixtures
 
 CHIEF = 7000
 JUDGE = 7001
@@ -97,20 +96,7 @@ async def offer(harness: BotHarness, chief_id: int = CHIEF, tables: str = "2 ✓
 async def save_round(
     db: Database, t: TournamentSetup, round_no: int, tables: dict[int, Sequence[str]]
 ) -> None:
-    """Games of the round as the judges saved them: nicknames in seat order per table."""
-    async with db.transaction() as conn:
-        for table_no, names in tables.items():
-            draft = GameDraft(
-                draft_id=f"seating-test-{next(_drafts)}",
-                round=round_no,
-                table_no=table_no,
-                result=Result.RED,
-                seats=tuple(
-                    SeatDraft(player_id=t.player(name).id, role=role)
-                    for name, role in zip(names, ROLES, strict=True)
-                ),
-            )
-            await save_game(conn, t.id, draft, JUDGE, ENDED)
+    await seating_fixtures.save_round(db, t, round_no, tables, JUDGE)
 
 
 # -- generate, regenerate, accept ------------------------------------------------------------

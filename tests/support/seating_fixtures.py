@@ -138,19 +138,31 @@ async def save_quietly(
     db: Database, t: TournamentSetup, plan: seating.Plan, round_no: int, table_no: int
 ) -> None:
     """A game of the plan's table saved straight into the database: nobody is told."""
-    names = table_of(plan, round_no, table_no)
+    await save_round(db, t, round_no, {table_no: table_of(plan, round_no, table_no)})
+
+
+async def save_round(
+    db: Database,
+    t: TournamentSetup,
+    round_no: int,
+    tables: dict[int, Sequence[str]],
+    judge: int = JUDGE,
+) -> None:
+    """Games of the round as the judges saved them (nicknames in seat order per table),
+    straight into the database: nobody is told."""
     async with db.transaction() as conn:
-        draft = GameDraft(
-            draft_id=f"seating-posts-{next(_drafts)}",
-            round=round_no,
-            table_no=table_no,
-            result=Result.RED,
-            seats=tuple(
-                SeatDraft(player_id=t.player(name).id, role=role)
-                for name, role in zip(names, ROLES, strict=True)
-            ),
-        )
-        await save_game(conn, t.id, draft, JUDGE, ENDED)
+        for table_no, names in tables.items():
+            draft = GameDraft(
+                draft_id=f"seating-test-{next(_drafts)}",
+                round=round_no,
+                table_no=table_no,
+                result=Result.RED,
+                seats=tuple(
+                    SeatDraft(player_id=t.player(name).id, role=role)
+                    for name, role in zip(names, ROLES, strict=True)
+                ),
+            )
+            await save_game(conn, t.id, draft, judge, ENDED)
 
 
 async def play_table(
