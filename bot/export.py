@@ -44,7 +44,7 @@ from bot.localtime import clock as local_clock
 from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
-from bot.services.seating import StoredPlan, stored_plan
+from bot.services.stored_plans import StoredPlan, stored_plan
 from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from bot.publishing import Publisher
 from bot.seating_text import MESSAGE_LIMIT, plan_preview, quality_text, utf16_len
 from bot.services import Refusal
 from bot.services import seating as service
-from bot.services.seating import Overview, PlanView, Prepared, StoredPlan
+from bot.services.seating import Overview, PlanView, Prepared
+from bot.services.stored_plans import StoredPlan
 from seating import Plan
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ debouncing and the live standings message live in one place:
   picture, after that round's predecessor's results) and each linked player's own seat,
   privately in his language (``seat_messages``: a player who can't be reached is
   skipped, never retried). Their outbox rows are written by the seating use cases
-  (``bot.services.seating``: the accept, a save completing a round); both are drawn from
-  the plan accepted when they are posted.
+  (``bot.services.seating_rounds``: the accept, a save completing a round); both are
+  drawn from the plan accepted when they are posted.
 
 The texts themselves: ``bot.standings_text`` and ``bot.rating_format``.
 """

@@ -34,7 +34,7 @@ from bot.seating_text import (
     round_seating_text,
     round_seating_update,
 )
-from bot.services.seating import accepted_plan
+from bot.services.stored_plans import accepted_plan
 from bot.standings import StandingsService
 from bot.standings_text import Picture, live_message, picture, round_caption
 from seating import Plan

@@ -2,7 +2,7 @@
 Telegram language, as last seen; Russian by default).
 
 The rows are the outbox's ``seat`` rows, written with the accept or the save that
-announced the round (``bot.services.seating``); the text is drawn from the plan
+announced the round (``bot.services.seating_rounds``); the text is drawn from the plan
 accepted now, so a re-plan before the post is told as it is. A message that can never
 arrive (403: he blocked the bot or never started it; the chat is gone) is logged and
 dropped: it is not tried again and keeps nobody else waiting.
@@ -22,7 +22,7 @@ from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.i18n import locale_for, use_language
 from bot.seating_text import seat_message
-from bot.services.seating import StoredPlan, accepted_plan
+from bot.services.stored_plans import StoredPlan, accepted_plan
 
 log = logging.getLogger(__name__)
 

@@ -47,7 +47,7 @@ from bot.i18n import locale_for
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
-from bot.services.seating import round_saved
+from bot.services.seating_rounds import round_saved
 from bot.services.staff import tournament_and_role
 from scoring.judging import APPROVAL_THRESHOLD
 

@@ -14,17 +14,15 @@ thread, outside any transaction. An offer is stored (``bot.db.seating``) so that
 chief judge can accept exactly what he saw; accepting checks that nothing it was made
 from changed meanwhile (the roster, the saved games, the accepted plan).
 
-Before each round the group gets its seating and every linked player his seat: round 1
-when a plan is accepted before any game, round r + 1 when a save completes round r
-(``round_saved``), what changed when a re-plan changes an announced round. The rows go
-into the outbox (``bot.db.outbox``) in the transaction of the accept or the save.
+The accepted plan as the bot reads it is ``bot.services.stored_plans``; what the group
+and the players are told of it before each round, ``bot.services.seating_rounds``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -32,7 +30,6 @@ from typing import Any
 
 import seating
 from bot.db import games as games_db
-from bot.db import outbox
 from bot.db import players as players_db
 from bot.db import seating as seating_db
 from bot.db import tournaments as tournaments_db
@@ -43,7 +40,14 @@ from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
 from bot.db.tournaments import CHIEF, TournamentRow
 from bot.services import N_, Refusal
-from seating import Plan, Quality, Request, Round, SeatingError, Table
+from bot.services.seating_rounds import tell_seating
+from bot.services.stored_plans import (
+    StoredPlan,
+    load_accepted,
+    plan_from_dict,
+    stored_plan,
+)
+from seating import Plan, Request, Round, SeatingError, Table
 
 SEATS = 10
 TIME_LIMIT = 20.0  # seconds the generator may search at most (the contract's default)
@@ -168,133 +172,6 @@ def cannot_plan(reason: str) -> Refusal:
 
 def new_seed() -> int:
     return secrets.randbelow(MAX_SEED) + 1
-
-
-# -- plans as stored, with today's nicknames ----------------------------------------------------
-
-
-def plan_from_dict(data: Mapping[str, Any]) -> Plan:
-    """The contract's plan object → ``Plan`` (what ``seating.plan_to_dict`` wrote)."""
-    rounds = tuple(
-        Round(
-            round=int(r["round"]),
-            tables=tuple(
-                Table(table=int(t["table"]), seats=tuple(t["seats"])) for t in r["tables"]
-            ),
-            sitting_out=tuple(r.get("sitting_out", ())),
-        )
-        for r in data["rounds"]
-    )
-    q = data["quality"]
-    quality = Quality(
-        seat_spread=int(q["seat_spread"]),
-        meetings_min=int(q["meetings_min"]),
-        meetings_max=int(q["meetings_max"]),
-        meetings_histogram={int(k): int(v) for k, v in q["meetings_histogram"].items()},
-        table_spread=int(q["table_spread"]),
-        apart_violations=int(q.get("apart_violations", 0)),
-        cut_short=bool(q.get("cut_short", False)),
-        seconds=float(q.get("seconds", 0.0)),
-    )
-    return Plan(rounds=rounds, quality=quality)
-
-
-def renamed(plan: Plan, names: Mapping[str, str]) -> Plan:
-    """``plan`` with every name ``n`` written ``names.get(n, n)``."""
-    if all(names.get(n, n) == n for n in names):
-        return plan
-    return Plan(
-        rounds=tuple(
-            Round(
-                round=r.round,
-                tables=tuple(
-                    Table(table=t.table, seats=tuple(names.get(n, n) for n in t.seats))
-                    for t in r.tables
-                ),
-                sitting_out=tuple(names.get(n, n) for n in r.sitting_out),
-            )
-            for r in plan.rounds
-        ),
-        quality=plan.quality,
-    )
-
-
-Seat = tuple[int, int, int]  # round, table, seat
-
-
-@dataclass(frozen=True, slots=True)
-class StoredPlan:
-    """A stored plan whose names are the players' nicknames now (renames followed)."""
-
-    row: SeatingPlanRow
-    plan: Plan
-    ids: Mapping[str, int]  # name in ``plan`` -> player id
-
-    @property
-    def id(self) -> int:
-        return self.row.id
-
-    @property
-    def tables(self) -> int:
-        return self.row.tables
-
-    def seats_at(self, round_no: int, table_no: int) -> list[int] | None:
-        """The player ids at the table in the round in seat order (seat n is element
-        n - 1); None: the plan has no such table."""
-        for round_ in self.plan.rounds:
-            for table in round_.tables if round_.round == round_no else ():
-                if table.table == table_no:
-                    return [self.ids[name] for name in table.seats]
-        return None
-
-    def tables_by_round(self) -> dict[int, set[int]]:
-        """Round -> the table numbers the plan has in it."""
-        return {r.round: {t.table for t in r.tables} for r in self.plan.rounds}
-
-    def seats_by_player(self, rounds: set[int] | None = None) -> dict[int, set[Seat]]:
-        """Player id -> his (round, table, seat) in ``rounds`` (default: all)."""
-        found: dict[int, set[Seat]] = {pid: set() for pid in self.ids.values()}
-        for round_ in self.plan.rounds:
-            if rounds is not None and round_.round not in rounds:
-                continue
-            for table in round_.tables:
-                for seat, name in enumerate(table.seats, start=1):
-                    found[self.ids[name]].add((round_.round, table.table, seat))
-        return found
-
-
-def stored_plan(row: SeatingPlanRow, everyone: Sequence[PlayerRow]) -> StoredPlan:
-    old_names = [str(n) for n in row.request["players"]]
-    current = {p.id: p.nickname for p in everyone}
-    now = [current.get(pid, name) for pid, name in zip(row.player_ids, old_names, strict=True)]
-    if len(set(now)) != len(now):  # two of them share a nickname now: keep the old names
-        now = old_names
-    plan = renamed(plan_from_dict(row.plan), dict(zip(old_names, now, strict=True)))
-    return StoredPlan(row=row, plan=plan, ids=dict(zip(now, row.player_ids, strict=True)))
-
-
-async def _load_accepted(conn: Conn, tournament_id: int) -> StoredPlan | None:
-    row = await seating_db.accepted_plan(conn, tournament_id)
-    if row is None:
-        return None
-    return stored_plan(row, await players_db.list_players(conn, tournament_id))
-
-
-async def accepted_plan(db: Database, tournament_id: int) -> StoredPlan | None:
-    """The tournament's accepted plan, nicknames as they are now; read once per change
-    of the database."""
-    return await db.cached(
-        ("seating.accepted", tournament_id), partial(_load_accepted, tournament_id=tournament_id)
-    )
-
-
-async def planned_table(
-    db: Database, tournament_id: int, round_no: int, table_no: int
-) -> list[int] | None:
-    """The ten player ids of the accepted plan at the table in the round, in seat order
-    (seat n is element n - 1); None without an accepted plan or such a table."""
-    stored = await accepted_plan(db, tournament_id)
-    return None if stored is None else stored.seats_at(round_no, table_no)
 
 
 # -- what a plan is made from -------------------------------------------------------------------
@@ -625,7 +502,8 @@ async def accept(
             after={**_summary(row), "quality": row.plan["quality"], "changed": list(view.changed)},
             at=now,
         )
-        await _tell_seating(conn, basis, StoredPlan(row, plan, _ids(basis.players)))
+        new = StoredPlan(row, plan, _ids(basis.players))
+        await tell_seating(conn, basis.tournament.id, basis.played, basis.accepted, new)
     return view
 
 
@@ -641,7 +519,7 @@ async def cancel(
         if isinstance(offer, Refusal):
             return offer
         await seating_db.discard_offer(conn, plan_id)
-        return await _load_accepted(conn, tournament_id)
+        return await load_accepted(conn, tournament_id)
 
 
 async def _open_offer(conn: Conn, tournament_id: int, plan_id: int) -> SeatingPlanRow | Refusal:
@@ -689,114 +567,6 @@ def _ids(players: Sequence[PlayerRow]) -> dict[str, int]:
     return {p.nickname: p.id for p in players}
 
 
-# -- the seating told to the group and to each linked player ---------------------------------
-# The rows go into the outbox in the caller's transaction (the accept, a game's save); the
-# publisher draws them from the plan accepted when it posts (bot.publishing.posting).
-
-Position = tuple[int, int] | None  # (table, seat); None: he sits the round out
-_ABSENT: Position = (0, 0)  # the round doesn't name him
-
-
-def positions(stored: StoredPlan, round_no: int) -> dict[int, Position]:
-    """Player id -> where he sits in the round; players it doesn't name are left out."""
-    found: dict[int, Position] = {}
-    for round_ in stored.plan.rounds:
-        if round_.round != round_no:
-            continue
-        for table in round_.tables:
-            for seat, name in enumerate(table.seats, start=1):
-                found[stored.ids[name]] = (table.table, seat)
-        found.update((stored.ids[name], None) for name in round_.sitting_out)
-    return found
-
-
-def _linked(everyone: Sequence[PlayerRow]) -> dict[int, int]:
-    """Player id -> his Telegram account, for the players who linked one."""
-    return {p.id: p.user_id for p in everyone if p.user_id is not None}
-
-
-async def _round_complete(
-    conn: Conn, tournament_id: int, stored: StoredPlan, round_no: int
-) -> bool:
-    """Every table the plan has in the round has a saved game (pending approval counts)."""
-    planned = stored.tables_by_round().get(round_no, set())
-    shape = await games_db.tables_by_round(conn, tournament_id)
-    saved = {table for _game, number, table in shape if number == round_no}
-    return bool(planned) and planned <= saved
-
-
-async def _announce(
-    conn: Conn, tournament_id: int, stored: StoredPlan, round_no: int, users: Mapping[int, int]
-) -> None:
-    """The group gets the round's seating and each linked player of the round his seat
-    (or that he sits out); once per round, whatever saves or accepts come again."""
-    if not await outbox.mark_announced(conn, tournament_id, round_no):
-        return
-    await outbox.add_seating(conn, tournament_id, round_no)
-    for player_id in positions(stored, round_no):
-        if player_id in users:
-            await outbox.add_seat(
-                conn, tournament_id, round_no, player_id=player_id, user_id=users[player_id]
-            )
-
-
-async def _tell_changes(
-    conn: Conn,
-    tournament_id: int,
-    round_no: int,
-    before: Mapping[int, Position],
-    after: Mapping[int, Position],
-    users: Mapping[int, int],
-) -> None:
-    """A re-plan of an announced round: the group gets it again and the players whose
-    place changed (moved, added, left out) are told, unless their message still waits
-    (it is drawn from the new plan when posted)."""
-    moved = sorted(p for p in {*before, *after} if before.get(p, _ABSENT) != after.get(p, _ABSENT))
-    if not moved:
-        return
-    group_waits, players_wait = await outbox.seating_waiting(conn, tournament_id, round_no)
-    if not group_waits:
-        await outbox.add_seating(conn, tournament_id, round_no, changed=True)
-    for player_id in moved:
-        if player_id in users and player_id not in players_wait:
-            await outbox.add_seat(
-                conn, tournament_id, round_no, player_id=player_id, user_id=users[player_id],
-                changed=True,
-            )
-
-
-async def _tell_seating(conn: Conn, basis: Basis, new: StoredPlan) -> None:
-    """Within the accept: the next round to be played (after the played ones). Not
-    announced yet, it is announced if it is up next (round 1, or the round before it
-    complete); announced already, a re-plan tells only what changed in it."""
-    tournament_id = basis.tournament.id
-    round_no = max(basis.played, default=0) + 1
-    users = _linked(await players_db.list_players(conn, tournament_id))
-    if await outbox.is_announced(conn, tournament_id, round_no):
-        before = {} if basis.accepted is None else positions(basis.accepted, round_no)
-        await _tell_changes(conn, tournament_id, round_no, before, positions(new, round_no), users)
-        return
-    if not positions(new, round_no):
-        return  # every round is played: nothing comes next
-    if round_no == 1 or await _round_complete(conn, tournament_id, new, round_no - 1):
-        await _announce(conn, tournament_id, new, round_no, users)
-
-
-async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> None:
-    """A game of the round was saved (in the caller's transaction): when that completes
-    the round under the accepted plan's tables, the next round's seating is announced.
-    The last round has no successor: nothing is."""
-    row = await seating_db.accepted_plan(conn, tournament_id)
-    if row is None or not any(int(r["round"]) == round_no + 1 for r in row.plan["rounds"]):
-        return
-    if await outbox.is_announced(conn, tournament_id, round_no + 1):
-        return
-    everyone = await players_db.list_players(conn, tournament_id)
-    stored = stored_plan(row, everyone)
-    if await _round_complete(conn, tournament_id, stored, round_no):
-        await _announce(conn, tournament_id, stored, round_no + 1, _linked(everyone))
-
-
 def _summary(row: SeatingPlanRow) -> dict[str, Any]:
     request = row.request
     return {
@@ -816,19 +586,13 @@ __all__ = [
     "Overview",
     "PlanView",
     "Prepared",
-    "StoredPlan",
     "accept",
-    "accepted_plan",
     "cancel",
     "check_offer",
     "chief_tournaments",
     "make_offer",
     "offer_plan",
     "overview",
-    "plan_from_dict",
-    "planned_table",
-    "positions",
     "prepare_offer",
     "prepare_regeneration",
-    "round_saved",
 ]

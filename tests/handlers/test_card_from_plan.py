@@ -14,6 +14,7 @@ from bot.db import Database, players
 from bot.db import games as games_db
 from bot.db import seating as seating_db
 from bot.services import seating as service
+from bot.services import stored_plans
 from tests.handlers.test_game_entry_support import CHIEF, Driver, World
 from tests.support import BotHarness
 from tests.support.telegram import buttons
@@ -65,7 +66,7 @@ async def judge_with_plan(harness: BotHarness, db: Database) -> tuple[World, Dri
 
 
 async def planned(world: World, round_no: int, table: int) -> list[int]:
-    found = await service.planned_table(world.db, world.tid, round_no, table)
+    found = await stored_plans.planned_table(world.db, world.tid, round_no, table)
     assert found is not None
     return found
 

@@ -31,6 +31,7 @@ from bot.seating_text import (
     utf16_len,
 )
 from bot.services import seating as service
+from bot.services import stored_plans
 from handlers.seating import SeatingOffer, SeatingTables
 from scoring.model import Role
 from tests.handlers.tournament_fixtures import TournamentSetup, running_tournament
@@ -155,8 +156,8 @@ async def test_generate_shows_quality_then_regenerate_and_accept_store_the_plan(
 
     # The judge's card can take a table's players from it, in seat order.
     seats = accepted.plan["rounds"][1]["tables"][0]["seats"]
-    assert await service.planned_table(db, t.id, 2, 1) == [t.player(n).id for n in seats]
-    assert await service.planned_table(db, t.id, 3, 1) is None
+    assert await stored_plans.planned_table(db, t.id, 2, 1) == [t.player(n).id for n in seats]
+    assert await stored_plans.planned_table(db, t.id, 3, 1) is None
 
     # /seating now shows the accepted plan and offers a new one (nothing was played).
     await harness.say(chief, "/seating")
@@ -391,8 +392,8 @@ async def test_replan_after_round_1_keeps_round_1_exactly_as_played(
         everyone = await players_repo.list_players(conn, t.id)
         [entry, _first] = await audit_entries(conn, t.id, entity="seating_plan")
         games = await list_games(conn, t.id)
-    old = service.stored_plan(first, everyone).plan  # nicknames as they are now
-    new = service.plan_from_dict(accepted.plan)
+    old = stored_plans.stored_plan(first, everyone).plan  # nicknames as they are now
+    new = stored_plans.plan_from_dict(accepted.plan)
 
     def later(plan: seating.Plan, name: str) -> set[tuple[int, int, int]]:
         return {

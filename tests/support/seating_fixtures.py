@@ -26,7 +26,7 @@ from bot.db.games import GameDraft, SeatDraft, save_game
 from bot.db.seating import SeatingPlanRow, accepted_plan, list_plans
 from bot.i18n import create_i18n
 from bot.seating_text import player_seat_text
-from bot.services import seating as service
+from bot.services import stored_plans
 from handlers.seating import SeatingOffer, SeatingTables
 from scoring.model import Result, Role
 from tests.handlers.rating_fixtures import ENDED
@@ -123,7 +123,7 @@ async def current_plan(harness: BotHarness, t: TournamentSetup) -> seating.Plan:
     async with harness_db(harness).read() as conn:
         row = await accepted_plan(conn, t.id)
     assert row is not None, "no plan accepted"
-    return service.plan_from_dict(row.plan)
+    return stored_plans.plan_from_dict(row.plan)
 
 
 # -- the judges -------------------------------------------------------------------------------

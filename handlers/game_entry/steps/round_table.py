@@ -16,7 +16,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.db import games, players
 from bot.db.connection import Conn
-from bot.services.seating import StoredPlan, accepted_plan
+from bot.services.stored_plans import StoredPlan, accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx

@@ -17,7 +17,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 from bot.db import games, players
 from bot.services import Refusal
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
-from bot.services.seating import accepted_plan
+from bot.services.stored_plans import accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, refusal_text
 from handlers.game_entry.context import Ctx

@@ -1,0 +1,141 @@
+"""The accepted seating plan as the bot uses it: the plan stored as it was made
+(``bot.db.seating``), its names followed through renames, and each name's player id;
+read once per change of the database (``Database.cached``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from bot.db import players as players_db
+from bot.db import seating as seating_db
+from bot.db.connection import Conn, Database
+from bot.db.players import PlayerRow
+from bot.db.seating import SeatingPlanRow
+from seating import Plan, Quality, Round, Table
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> Plan:
+    """The contract's plan object → ``Plan`` (what ``seating.plan_to_dict`` wrote)."""
+    rounds = tuple(
+        Round(
+            round=int(r["round"]),
+            tables=tuple(
+                Table(table=int(t["table"]), seats=tuple(t["seats"])) for t in r["tables"]
+            ),
+            sitting_out=tuple(r.get("sitting_out", ())),
+        )
+        for r in data["rounds"]
+    )
+    q = data["quality"]
+    quality = Quality(
+        seat_spread=int(q["seat_spread"]),
+        meetings_min=int(q["meetings_min"]),
+        meetings_max=int(q["meetings_max"]),
+        meetings_histogram={int(k): int(v) for k, v in q["meetings_histogram"].items()},
+        table_spread=int(q["table_spread"]),
+        apart_violations=int(q.get("apart_violations", 0)),
+        cut_short=bool(q.get("cut_short", False)),
+        seconds=float(q.get("seconds", 0.0)),
+    )
+    return Plan(rounds=rounds, quality=quality)
+
+
+def renamed(plan: Plan, names: Mapping[str, str]) -> Plan:
+    """``plan`` with every name ``n`` written ``names.get(n, n)``."""
+    if all(names.get(n, n) == n for n in names):
+        return plan
+    return Plan(
+        rounds=tuple(
+            Round(
+                round=r.round,
+                tables=tuple(
+                    Table(table=t.table, seats=tuple(names.get(n, n) for n in t.seats))
+                    for t in r.tables
+                ),
+                sitting_out=tuple(names.get(n, n) for n in r.sitting_out),
+            )
+            for r in plan.rounds
+        ),
+        quality=plan.quality,
+    )
+
+
+Seat = tuple[int, int, int]  # round, table, seat
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlan:
+    """A stored plan whose names are the players' nicknames now (renames followed)."""
+
+    row: SeatingPlanRow
+    plan: Plan
+    ids: Mapping[str, int]  # name in ``plan`` -> player id
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def tables(self) -> int:
+        return self.row.tables
+
+    def seats_at(self, round_no: int, table_no: int) -> list[int] | None:
+        """The player ids at the table in the round in seat order (seat n is element
+        n - 1); None: the plan has no such table."""
+        for round_ in self.plan.rounds:
+            for table in round_.tables if round_.round == round_no else ():
+                if table.table == table_no:
+                    return [self.ids[name] for name in table.seats]
+        return None
+
+    def tables_by_round(self) -> dict[int, set[int]]:
+        """Round -> the table numbers the plan has in it."""
+        return {r.round: {t.table for t in r.tables} for r in self.plan.rounds}
+
+    def seats_by_player(self, rounds: set[int] | None = None) -> dict[int, set[Seat]]:
+        """Player id -> his (round, table, seat) in ``rounds`` (default: all)."""
+        found: dict[int, set[Seat]] = {pid: set() for pid in self.ids.values()}
+        for round_ in self.plan.rounds:
+            if rounds is not None and round_.round not in rounds:
+                continue
+            for table in round_.tables:
+                for seat, name in enumerate(table.seats, start=1):
+                    found[self.ids[name]].add((round_.round, table.table, seat))
+        return found
+
+
+def stored_plan(row: SeatingPlanRow, everyone: Sequence[PlayerRow]) -> StoredPlan:
+    old_names = [str(n) for n in row.request["players"]]
+    current = {p.id: p.nickname for p in everyone}
+    now = [current.get(pid, name) for pid, name in zip(row.player_ids, old_names, strict=True)]
+    if len(set(now)) != len(now):  # two of them share a nickname now: keep the old names
+        now = old_names
+    plan = renamed(plan_from_dict(row.plan), dict(zip(old_names, now, strict=True)))
+    return StoredPlan(row=row, plan=plan, ids=dict(zip(now, row.player_ids, strict=True)))
+
+
+async def load_accepted(conn: Conn, tournament_id: int) -> StoredPlan | None:
+    row = await seating_db.accepted_plan(conn, tournament_id)
+    if row is None:
+        return None
+    return stored_plan(row, await players_db.list_players(conn, tournament_id))
+
+
+async def accepted_plan(db: Database, tournament_id: int) -> StoredPlan | None:
+    """The tournament's accepted plan, nicknames as they are now; read once per change
+    of the database."""
+    return await db.cached(
+        ("seating.accepted", tournament_id), partial(load_accepted, tournament_id=tournament_id)
+    )
+
+
+async def planned_table(
+    db: Database, tournament_id: int, round_no: int, table_no: int
+) -> list[int] | None:
+    """The ten player ids of the accepted plan at the table in the round, in seat order
+    (seat n is element n - 1); None without an accepted plan or such a table."""
+    stored = await accepted_plan(db, tournament_id)
+    return None if stored is None else stored.seats_at(round_no, table_no)
