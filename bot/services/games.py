@@ -15,6 +15,7 @@ he can't be reached is decided here.
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating_rounds import round_saved
 from bot.services.staff import tournament_and_role
+from bot.services.stored_plans import accepted_plan
 from scoring.judging import APPROVAL_THRESHOLD
 
 log = logging.getLogger(__name__)
@@ -135,7 +137,47 @@ async def save_game(
     await acknowledge(record)
     await _publish(rt, record.tournament_id, f"game {record.id}")
     await request_approvals(rt, views, record)
+    if correcting is None:
+        await _tell_plan_changes(rt, record, actor)
     return record
+
+
+async def _tell_plan_changes(rt: Runtime, game: GameRecord, actor: int) -> None:
+    """A table of the accepted seating plan played with a substitute: the chief judges
+    (but the one who saved it) learn who played instead of whom, and that the remaining
+    rounds can be re-planned if a player left."""
+    plan = await accepted_plan(rt.db, game.tournament_id)
+    planned = plan.seats_at(game.round, game.table_no) if plan else None
+    swaps = [
+        (seat.seat, seat.nickname, planned[seat.seat - 1])
+        for seat in game.seats
+        if planned is not None and seat.player_id != planned[seat.seat - 1]
+    ]
+    if not swaps or plan is None:
+        return
+    names = {pid: name for name, pid in plan.ids.items()}
+    async with rt.db.read() as conn:
+        chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
+        title = (await tournaments.require_tournament(conn, game.tournament_id)).title
+
+    def text() -> str:
+        lines = [
+            _("Seat {seat}: {player} instead of {planned}.").format(
+                seat=seat, player=html.escape(nickname),
+                planned=html.escape(names.get(pid, "?")),
+            )
+            for seat, nickname, pid in swaps
+        ]
+        return "\n".join([
+            _("«{title}», game {code} was played with a change to the seating plan:").format(
+                title=html.escape(title), code=game.code),
+            *lines,
+            _("If a player left the tournament, re-plan the remaining rounds with /seating."),
+        ])
+
+    for chief in chiefs:
+        if chief.user_id != actor:
+            await _tell(rt, chief.user_id, text)
 
 
 async def _save_correction(

@@ -144,6 +144,22 @@ async def test_a_substitute_plays_the_seat_in_the_saved_game(
     game = await judge.save()
     assert [s.player_id for s in game.seats] == [*ids[:3], sub, *ids[4:]]
     assert game.seats[3].nickname == "Sub"
+    # The chief judge learns of the change to the plan, and how to re-plan.
+    told = harness.session.last_text(CHIEF) or ""
+    assert "game R1-T2 was played with a change to the seating plan" in told
+    assert f"Seat 4: Sub instead of {nick[ids[3]]}." in told and "/seating" in told
+
+
+async def test_a_table_played_as_planned_tells_nobody(
+    harness: BotHarness, db: Database
+) -> None:
+    _world, judge = await judge_with_plan(harness, db)
+    await judge.say("1 1")
+    await judge.tap("✅ Seating as planned")
+    await finish(judge)
+    before = harness.session.last_text(CHIEF)
+    await judge.save()
+    assert harness.session.last_text(CHIEF) == before
 
 
 async def test_players_of_another_table_of_the_round_come_last_and_marked(
