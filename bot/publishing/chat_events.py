@@ -9,14 +9,16 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import staff, tournaments, users
 from bot.db.audit import audit
 from bot.db.connection import Database
+from bot.db.tournaments import CHIEF
 from bot.i18n import locale_for, use_language
+from bot.services.notices import Notice, deliver
 
 log = logging.getLogger(__name__)
 
@@ -85,29 +87,25 @@ class ChatEvents:
                     before={"bot_removed": False},
                     after={"bot_removed": True},
                 )
-            chiefs = {t.id: await staff.list_staff(conn, t.id, role="chief") for t in newly}
+            chiefs = {t.id: await staff.list_staff(conn, t.id, role=CHIEF) for t in newly}
             profiles = await users.get_users(
                 conn, [s.user_id for rows in chiefs.values() for s in rows]
             )
         if newly:
             log.warning("bot removed from chat %s (tournaments %s)", chat_id,
                         [t.id for t in newly])
+        notices = []
         for t in newly:
             for chief in chiefs[t.id]:
-                profile = profiles.get(chief.user_id)
-                locale = locale_for(profile)
+                locale = locale_for(profiles.get(chief.user_id))
                 with use_language(self._i18n, locale):
                     text = _(
                         "I was removed from the group of the tournament «{title}», so results "
                         "and standings are not posted there any more. Nothing is lost: games "
                         "are still saved. Add me back to the group to continue."
                     ).format(title=html.escape(t.title))
-                try:
-                    await bot.send_message(chief.user_id, text)
-                except TelegramForbiddenError as error:  # blocked or never started the bot
-                    log.info("could not tell chief judge %s: %s", chief.user_id, error)
-                except TelegramAPIError as error:
-                    log.warning("could not tell chief judge %s: %s", chief.user_id, error)
+                notices.append(Notice(chief.user_id, text, locale))
+        await deliver(bot, notices)
 
     async def bot_returned(self, bot: Bot, chat_id: int) -> None:
         """The bot is back in ``chat_id``: clear the mark and publish what waited."""

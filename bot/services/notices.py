@@ -14,16 +14,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.types import InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import I18n
 
 from bot.db import users
 from bot.db.connection import Conn
 from bot.i18n import DEFAULT_LOCALE, locale_for
-from bot.publishing import Publisher
+
+if TYPE_CHECKING:  # the publisher's own notices (bot.publishing) are sent from here too
+    from bot.publishing import Publisher
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +73,11 @@ async def send(bot: Bot, notice: Notice, markup: Markup = None) -> Message | Non
     try:
         buttons = notice.markup or _buttons(markup, notice.locale)
         return await bot.send_message(notice.chat_id, notice.text, reply_markup=buttons)
-    except TelegramAPIError as exc:
+    except TelegramForbiddenError as exc:  # blocked the bot, or never started it
         log.info("notice to %s not delivered: %s", notice.chat_id, exc)
-        return None
+    except TelegramAPIError as exc:
+        log.warning("notice to %s not delivered: %s", notice.chat_id, exc)
+    return None
 
 
 def _buttons(markup: Markup, locale: str | None) -> InlineKeyboardMarkup | None:

@@ -348,15 +348,21 @@ async def _chief(db: Database, tournament_id: int, user_id: int) -> TournamentRo
     return tournament
 
 
-async def overview(db: Database, tournament_id: int, user_id: int) -> Overview | Refusal:
-    """The roster and the plan so far; refused when no plan can be made of the roster."""
+async def _chief_basis(db: Database, tournament_id: int, user_id: int) -> Basis | Refusal:
+    """What a plan of the tournament is made from, for its chief judge."""
     tournament = await _chief(db, tournament_id, user_id)
     if isinstance(tournament, Refusal):
         return tournament
     async with db.read() as conn:
-        basis = await _basis(conn, tournament)
+        return await _basis(conn, tournament)
+
+
+async def overview(db: Database, tournament_id: int, user_id: int) -> Overview | Refusal:
+    """The roster and the plan so far; refused when no plan can be made of the roster."""
+    basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
+    tournament = basis.tournament
     count = len(basis.players)
     if count < SEATS:
         return too_few(count)
@@ -387,18 +393,14 @@ async def prepare_offer(
     db: Database, tournament_id: int, user_id: int, tables: int, *, seed: int | None = None
 ) -> Prepared | Refusal:
     """Check that a plan with ``tables`` tables can be made now (quick: no generating)."""
-    tournament = await _chief(db, tournament_id, user_id)
-    if isinstance(tournament, Refusal):
-        return tournament
-    async with db.read() as conn:
-        basis = await _basis(conn, tournament)
+    basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
     made = _request(basis, tables, new_seed() if seed is None else seed)
     if isinstance(made, Refusal):
         return made
     request, data = made
-    return Prepared(tournament, basis, request, data, user_id)
+    return Prepared(basis.tournament, basis, request, data, user_id)
 
 
 async def prepare_regeneration(

@@ -130,12 +130,3 @@ async def accepted_plan(db: Database, tournament_id: int) -> StoredPlan | None:
     return await db.cached(
         ("seating.accepted", tournament_id), partial(load_accepted, tournament_id=tournament_id)
     )
-
-
-async def planned_table(
-    db: Database, tournament_id: int, round_no: int, table_no: int
-) -> list[int] | None:
-    """The ten player ids of the accepted plan at the table in the round, in seat order
-    (seat n is element n - 1); None without an accepted plan or such a table."""
-    stored = await accepted_plan(db, tournament_id)
-    return None if stored is None else stored.seats_at(round_no, table_no)

@@ -66,7 +66,8 @@ async def judge_with_plan(harness: BotHarness, db: Database) -> tuple[World, Dri
 
 
 async def planned(world: World, round_no: int, table: int) -> list[int]:
-    found = await stored_plans.planned_table(world.db, world.tid, round_no, table)
+    stored = await stored_plans.accepted_plan(world.db, world.tid)
+    found = stored.seats_at(round_no, table) if stored else None
     assert found is not None
     return found
 

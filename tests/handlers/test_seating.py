@@ -156,8 +156,10 @@ async def test_generate_shows_quality_then_regenerate_and_accept_store_the_plan(
 
     # The judge's card can take a table's players from it, in seat order.
     seats = accepted.plan["rounds"][1]["tables"][0]["seats"]
-    assert await stored_plans.planned_table(db, t.id, 2, 1) == [t.player(n).id for n in seats]
-    assert await stored_plans.planned_table(db, t.id, 3, 1) is None
+    stored = await stored_plans.accepted_plan(db, t.id)
+    assert stored is not None
+    assert stored.seats_at(2, 1) == [t.player(n).id for n in seats]
+    assert stored.seats_at(3, 1) is None
 
     # /seating now shows the accepted plan and offers a new one (nothing was played).
     await harness.say(chief, "/seating")
