@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.localtime import DEFAULT_TIMEZONE, valid_timezone
 
@@ -39,6 +40,19 @@ class Settings(BaseSettings):
     # less at start-up. Read by ``lazy_models()`` when the package is imported, before
     # aiogram is; here so that a bad value is reported like any other setting's.
     lazy_models: bool = True
+    # Telegram user ids of the bot's operators, comma-separated: only they get /backup,
+    # a copy of the whole database (every tournament's). None: nobody in chat; the
+    # command line (python -m bot backup) still works.
+    operator_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+
+    @field_validator("operator_ids", mode="before")
+    @classmethod
+    def _id_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part for part in value.replace(",", " ").split() if part]
+        if isinstance(value, int):
+            return [value]
+        return value
 
     @field_validator("timezone")
     @classmethod

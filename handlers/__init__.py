@@ -11,6 +11,7 @@ from aiogram.utils.i18n import I18n
 
 from bot.i18n import DEFAULT_LOCALE, N_, create_i18n
 from handlers import (
+    access,
     backup,
     chat_events,
     common,
@@ -52,6 +53,10 @@ def _root() -> Router:
         backup.router,
         common.router,
     )
+    # Who may use which command and button, and where (handlers.access): before any
+    # filter, so that a refused update reaches no handler of any router.
+    root.message.outer_middleware(access.AccessMiddleware())
+    root.callback_query.outer_middleware(access.AccessMiddleware())
     return root
 
 
@@ -85,7 +90,7 @@ PRIVATE_COMMANDS = (
     ("invite_judge", N_("Invite link for a judge")),
     ("invite_players", N_("Invite link for players")),
     ("roster", N_("Roster (one nickname a line)")),
-    ("backup", N_("Database backup")),
+    ("backup", N_("Database backup (operators)")),
     ("rating", N_("Standings and my points by game")),
     ("protest", N_("Protest a game (within 10 minutes)")),
     ("protests", N_("Open protests (chief judge)")),

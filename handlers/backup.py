@@ -1,4 +1,5 @@
-"""/backup: a consistent copy of the database file, sent to a chief judge privately."""
+"""/backup: a consistent copy of the database file, sent privately to one of the bot's
+operators (``OPERATOR_IDS``; handlers.access refuses everyone else and every group)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,7 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.db.connection import Database
 from bot.db.timeutil import utcnow
-from bot.services import N_, Refusal
-from bot.services.refusals import SEND_IN_PRIVATE
 from handlers.chats import in_private
-from handlers.filters import ChiefTournaments
 
 log = logging.getLogger(__name__)
 router = Router(name="backup")
@@ -27,16 +25,8 @@ router = Router(name="backup")
 MAX_UPLOAD = 50 * 1024 * 1024
 
 
-@router.message(Command("backup"), ~in_private)
-async def backup_in_group(message: Message) -> None:
-    # The file holds every tournament's data: never into a group.
-    await message.reply(SEND_IN_PRIVATE.text())
-
-
-# A chief judge of any tournament, finished ones too.
-@router.message(
-    Command("backup"), in_private, ChiefTournaments(Refusal(N_("Only a chief judge can do that.")))
-)
+# The file holds every tournament's data (the access table: operators, private chats).
+@router.message(Command("backup"), in_private)
 async def backup(message: Message, db: Database, bot: Bot) -> None:
     assert message.from_user is not None
     stamp = utcnow().strftime("%Y%m%d-%H%M%S")

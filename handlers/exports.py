@@ -38,6 +38,7 @@ from bot.services.players import is_member, tournaments_of
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
+from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, GroupTournament, picker
 from handlers.rating import problem_detail
@@ -52,13 +53,13 @@ IMAGE_WORDS = frozenset({"image", "картинка"})
 class ExportPick(CallbackData, prefix="xe"):
     """A chief judge of several tournaments picks the one to export."""
 
-    tournament_id: int
+    tournament_id: RowId
 
 
 class ImagePick(CallbackData, prefix="xi"):
     """Someone in several tournaments picks whose standings picture he wants."""
 
-    tournament_id: int
+    tournament_id: RowId
 
 
 def wants_image(message: Message, command: CommandObject) -> bool:
@@ -67,12 +68,6 @@ def wants_image(message: Message, command: CommandObject) -> bool:
 
 
 # -- /export ------------------------------------------------------------------------------
-
-
-@router.message(Command("export"), in_group)
-async def export_in_group(message: Message) -> None:
-    await message.reply(_("Send /export to me in a private chat: the files are for the "
-                          "chief judge only."))
 
 
 NOT_CHIEF_OF_ANY = Refusal(

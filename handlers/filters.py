@@ -35,6 +35,7 @@ from bot.services.refusals import (
 )
 from bot.services.staff import allows, staff_tournaments, tournament_and_role
 from bot.services.tournaments import chat_tournament
+from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
 
 PICKER_LIMIT = 30
@@ -64,8 +65,8 @@ async def refuse(
 class TournamentPick(CallbackData, prefix="tk"):
     """A staff member with several tournaments picks one for a private command."""
 
-    command: str
-    tournament_id: int
+    command: Code
+    tournament_id: RowId
 
 
 def picker(
@@ -87,9 +88,17 @@ def pick_for(command: str) -> Callable[[TournamentRow], CallbackData]:
 # -- the sender's role in one tournament ------------------------------------------------
 
 # Where a callback's (or a message's) tournament comes from: its callback data's
-# tournament_id, or the player, protest or invite the data (or the ``token`` an earlier
-# filter injected) names.
-Via = Literal["tournament", "player", "protest", "invite"]
+# tournament, or the player, protest, game, approval or invite the data (or the
+# ``token`` an earlier filter injected) names.
+Via = Literal["tournament", "player", "protest", "invite", "game", "approval"]
+# The callback data's field that names it, by the first of these names it has.
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "tournament": ("tournament_id", "tid"),
+    "player": ("player_id", "id"),
+    "protest": ("protest_id",),
+    "game": ("game_id", "id"),
+    "approval": ("id",),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,24 +108,35 @@ class _Found:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _named(via: Via, data: Any) -> int:
+    return int(next(getattr(data, name) for name in _FIELDS[via] if hasattr(data, name)))
+
+
 async def _locate(db: Database, via: Via, data: Any, token: str | None, user_id: int) -> _Found:
     extra: dict[str, Any] = {}
+    tournament_id: int | None
     async with db.read() as conn:
-        if via == "player":
-            found = extra["player"] = await players.get_player(conn, data.player_id)
+        if via == "invite":
+            named = token if data is None else str(data.token)
+            invite = extra["invite"] = await invites.get_invite(conn, named or "")
+            tournament_id = None if invite is None else invite.tournament_id
+        elif via == "player":
+            found = extra["player"] = await players.get_player(conn, _named(via, data))
             tournament_id = None if found is None else found.tournament_id
         elif via == "protest":
-            protest = extra["protest"] = await protests.get_protest(conn, data.protest_id)
+            protest = extra["protest"] = await protests.get_protest(conn, _named(via, data))
             game = None if protest is None else await games.get_game(conn, protest.game_id)
             extra["game"] = game
             tournament_id = None if game is None else game.tournament_id
-        elif via == "invite":
-            named = token if data is None else str(data.token)
-            invite = await invites.get_invite(conn, named or "")
-            extra["invite"] = invite
-            tournament_id = None if invite is None else invite.tournament_id
+        elif via == "game":
+            game = extra["game"] = await games.get_game(conn, _named(via, data))
+            tournament_id = None if game is None else game.tournament_id
+        elif via == "approval":
+            approval = await games.get_approval(conn, _named(via, data))
+            game = None if approval is None else await games.get_game(conn, approval.game_id)
+            tournament_id = None if game is None else game.tournament_id
         else:
-            tournament_id = data.tournament_id
+            tournament_id = _named(via, data)
     if tournament_id is None:
         return _Found()
     tournament, role = await tournament_and_role(db, tournament_id, user_id)
@@ -206,6 +226,20 @@ class Staff(TournamentRole):
     """A chief judge or a judge of the tournament (see :class:`TournamentRole`)."""
 
     need = None
+
+
+class OnSomeStaff(BaseFilter):
+    """The sender is on the staff of some unfinished tournament: for a button that names
+    none (it acts in his own chat); anyone else is told so by the button's answer."""
+
+    async def __call__(self, event: Message | CallbackQuery, db: Database) -> bool:
+        assert event.from_user is not None
+        if not await staff_tournaments(db, event.from_user.id):
+            await refuse(event, NOT_JUDGE_OF_ANY)
+        return True
+
+
+AnyStaff = OnSomeStaff()
 
 
 # -- every tournament the sender is the chief judge of -------------------------------------

@@ -22,6 +22,7 @@ from bot.services import N_, Refusal
 from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.standings import StandingsService
+from handlers.callbacks import Code, RowId
 from handlers.filters import ChiefJudge, ChiefTournaments
 
 log = logging.getLogger(__name__)
@@ -31,8 +32,8 @@ DRAWS_LOTS = Refusal(N_("Only the tournament's chief judge draws lots (8.7.5).")
 
 
 class LotDraw(CallbackData, prefix="ld"):
-    tournament_id: int
-    group: str  # service.group_digest of the tied group's player ids
+    tournament_id: RowId
+    group: Code  # service.group_digest of the tied group's player ids
 
 
 def offer(tournament: TournamentRow, groups: list[TiedGroup]) -> tuple[str, InlineKeyboardMarkup]:

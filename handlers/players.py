@@ -8,6 +8,7 @@ application, which the chief judge confirms.
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
@@ -34,6 +35,7 @@ from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import players as service
 from bot.services.players import Application, RosterReport, TryAgain, check_nickname
+from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
 from handlers.filters import ChiefJudge, GroupTournament, TournamentPick
 from handlers.staff import PLAYER_PAYLOAD, TOKEN_PATTERN, revoke_markup
@@ -58,17 +60,17 @@ class RosterFlow(StatesGroup):
 class PlayerDecision(CallbackData, prefix="tp"):
     """Confirm ("ok") or reject ("no") an application; ``many``: on the list of them."""
 
-    action: str
-    player_id: int
+    action: Literal["ok", "no"]
+    player_id: RowId
     many: bool = False
 
 
 class ClaimDecision(CallbackData, prefix="tc"):
     """Link (``ok``) an unlinked roster player to the account that claimed him, or not."""
 
-    action: str
-    player_id: int
-    user_id: int
+    action: Literal["ok", "no"]
+    player_id: RowId
+    user_id: RowId
 
 
 # -- applying -----------------------------------------------------------------------------

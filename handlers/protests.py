@@ -34,7 +34,7 @@ from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services import protests as service
 from bot.services.protests import Choices, Source, game_name
-from handlers.callbacks import GameMenu
+from handlers.callbacks import GameMenu, RowId
 from handlers.chats import in_private
 from handlers.filters import ChiefJudge, ChiefTournaments
 
@@ -56,11 +56,11 @@ class ProtestDecision(StatesGroup):
 
 
 class ProtestGame(CallbackData, prefix="pg"):
-    game_id: int
+    game_id: RowId
 
 
 class ProtestDecide(CallbackData, prefix="pd"):
-    protest_id: int
+    protest_id: RowId
     upheld: bool
 
 
@@ -294,11 +294,6 @@ async def file(game_id: int, source: Source, user_id: int, state: FSMContext, de
 
 
 # -- the chief judge ------------------------------------------------------------------------
-
-
-@router.message(Command("protests"), ~in_private)
-async def list_protests_in_group(message: Message) -> None:
-    await message.answer(_("Send /protests to me in a private chat."))
 
 
 # The chief judge's tournaments, finished ones too.

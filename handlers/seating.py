@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Sequence
+from typing import Literal
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
@@ -29,6 +30,8 @@ from bot.services import Refusal
 from bot.services import seating as service
 from bot.services.seating import Overview, PlanView, Prepared
 from bot.services.stored_plans import StoredPlan
+from handlers.callbacks import RowId, Small
+from handlers.filters import ChiefJudge
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -46,37 +49,34 @@ PREVIEW_MIN = 200  # room below which a message goes without its preview
 class SeatingPick(CallbackData, prefix="sp"):
     """A chief judge of several tournaments picks the one to seat."""
 
-    tournament_id: int
+    tournament_id: RowId
 
 
 class SeatingStart(CallbackData, prefix="sn"):
     """Make a new plan, or re-plan the remaining rounds, over an accepted one."""
 
-    tournament_id: int
+    tournament_id: RowId
 
 
 class SeatingTables(CallbackData, prefix="st"):
     """Generate a plan with this many tables."""
 
-    tournament_id: int
-    tables: int
+    tournament_id: RowId
+    tables: Small
+
+
+OfferVerb = Literal["regen", "accept", "cancel"]
 
 
 class SeatingOffer(CallbackData, prefix="so"):
     """A button of an offered plan: ``regen``, ``accept`` or ``cancel``."""
 
-    action: str
-    tournament_id: int
-    plan_id: int
+    action: OfferVerb
+    tournament_id: RowId
+    plan_id: RowId
 
 
 # -- handlers -------------------------------------------------------------------------------
-
-
-@router.message(Command("seating"), F.chat.type.in_(GROUP_TYPES))
-async def seating_in_group(message: Message) -> None:
-    await message.reply(_("Send /seating to me in a private chat: the chief judge makes the "
-                          "seating plan there."))
 
 
 @router.message(Command("seating"), F.chat.type == "private")
@@ -97,14 +97,21 @@ async def seating_command(message: Message, db: Database) -> None:
     await message.answer(text, reply_markup=markup)
 
 
-@router.callback_query(SeatingPick.filter())
+# Every seating button is the chief judge's of the tournament it names; a finished
+# tournament's button gets the service's own answer.
+SeatingChief = ChiefJudge(finished=True, refusal=service.ONLY_CHIEF)
+
+
+@router.callback_query(SeatingPick.filter(), SeatingChief)
 async def seating_picked(callback: CallbackQuery, callback_data: SeatingPick, db: Database) -> None:
     found = await service.overview(db, callback_data.tournament_id, callback.from_user.id)
+    if await _refused(callback, found):
+        return
     await callback.answer()
     await _show(callback, *_overview_reply(found))
 
 
-@router.callback_query(SeatingStart.filter())
+@router.callback_query(SeatingStart.filter(), SeatingChief)
 async def seating_start(callback: CallbackQuery, callback_data: SeatingStart, db: Database) -> None:
     found = await service.overview(db, callback_data.tournament_id, callback.from_user.id)
     if await _refused(callback, found):
@@ -114,7 +121,7 @@ async def seating_start(callback: CallbackQuery, callback_data: SeatingStart, db
     await _show(callback, _tables_question(found), _tables_markup(found))
 
 
-@router.callback_query(SeatingTables.filter())
+@router.callback_query(SeatingTables.filter(), SeatingChief)
 async def tables_chosen(
     callback: CallbackQuery, callback_data: SeatingTables, db: Database
 ) -> None:
@@ -127,7 +134,7 @@ async def tables_chosen(
     await _generate(callback, db, prepared)
 
 
-@router.callback_query(SeatingOffer.filter(F.action == "regen"))
+@router.callback_query(SeatingOffer.filter(F.action == "regen"), SeatingChief)
 async def regenerate_tapped(
     callback: CallbackQuery, callback_data: SeatingOffer, db: Database
 ) -> None:
@@ -140,7 +147,7 @@ async def regenerate_tapped(
     await _generate(callback, db, prepared)
 
 
-@router.callback_query(SeatingOffer.filter(F.action == "accept"))
+@router.callback_query(SeatingOffer.filter(F.action == "accept"), SeatingChief)
 async def accept_tapped(
     callback: CallbackQuery, callback_data: SeatingOffer, db: Database, bot: Bot,
     publisher: Publisher,
@@ -156,7 +163,7 @@ async def accept_tapped(
     await publisher.publish(bot, callback_data.tournament_id)  # the seating the accept enqueued
 
 
-@router.callback_query(SeatingOffer.filter(F.action == "cancel"))
+@router.callback_query(SeatingOffer.filter(F.action == "cancel"), SeatingChief)
 async def cancel_tapped(callback: CallbackQuery, callback_data: SeatingOffer, db: Database) -> None:
     kept = await service.cancel(
         db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id
@@ -375,7 +382,7 @@ def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | 
     if made.replaces:
         lines.append(_("Accepting it replaces the accepted plan."))
 
-    def button(text: str, action: str) -> InlineKeyboardButton:
+    def button(text: str, action: OfferVerb) -> InlineKeyboardButton:
         data = SeatingOffer(action=action, tournament_id=made.tournament.id, plan_id=made.plan_id)
         return InlineKeyboardButton(text=text, callback_data=data.pack())
 

@@ -28,7 +28,7 @@ from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import staff as service
 from bot.services.invites import NO_SUCH_INVITE
-from bot.services.refusals import SEND_IN_GROUP
+from handlers.callbacks import Code, RowId
 from handlers.chats import in_group, in_private, is_group
 from handlers.filters import ChiefJudge, GroupTournament, Staff, TournamentPick
 
@@ -41,12 +41,12 @@ TOKEN_PATTERN = r"[A-Za-z0-9_-]{8,64}"
 
 
 class StaffRemove(CallbackData, prefix="ts"):
-    tournament_id: int
-    user_id: int
+    tournament_id: RowId
+    user_id: RowId
 
 
 class InviteRevoke(CallbackData, prefix="tr"):
-    token: str
+    token: Code
 
 
 def revoke_markup(token: str) -> InlineKeyboardMarkup:
@@ -166,15 +166,6 @@ def removed_text(tournament: TournamentRow, removed: service.Removed | Refusal) 
 def _replied_person(message: Message) -> User | None:
     replied = message.reply_to_message
     return replied.from_user if replied is not None else None
-
-
-@router.message(Command("judge", "unjudge"), in_private)
-async def judge_in_private(message: Message) -> None:
-    await message.answer(
-        SEND_IN_GROUP.text()
-        + " "
-        + _("Reply /judge to a message of the person there, or use /invite_judge for a link.")
-    )
 
 
 @router.message(Command("judge"), in_group, ChiefJudge("judge"))

@@ -38,7 +38,7 @@ from bot.publishing import Publisher
 from bot.services import Refusal
 from bot.services import tournaments as service
 from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
-from bot.services.staff import tournament_and_role
+from handlers.callbacks import Code, RowId, Zone
 from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
 from handlers.filters import (
     ChiefJudge,
@@ -101,16 +101,6 @@ def rights_warning(problem: str | None) -> str:
             "so the standings stay on top."
         )
     return ""
-
-
-@router.message(Command("new_tournament"), in_private)
-async def new_tournament_private(message: Message) -> None:
-    await message.answer(
-        _(
-            "Send /new_tournament in the tournament's group: add me to the group, "
-            "then send the command there. You become its chief judge."
-        )
-    )
 
 
 # What /new_tournament's optional arguments may name as the group's language.
@@ -314,9 +304,9 @@ def timezone_line(tournament: TournamentRow) -> str:
 class TournamentLanguage(CallbackData, prefix="tl"):
     """The chief judge answers which language the group reads."""
 
-    tournament_id: int
-    language: str
-    rights: str = ""  # what the bot lacked in the group, to keep the warning on the edit
+    tournament_id: RowId
+    language: Code  # handled when one of LANGUAGES
+    rights: Code = ""  # what the bot lacked in the group, to keep the warning on the edit
 
 
 def language_markup(tournament_id: int, rights: str) -> InlineKeyboardMarkup:
@@ -359,11 +349,14 @@ async def language_chosen(
 # -- the /tournament card -----------------------------------------------------------------
 
 
+TournamentVerb = Literal["start", "finish", "finish_yes", "back", "apps"]
+
+
 class TournamentAction(CallbackData, prefix="ta"):
     """Chief judge's buttons on the card: start, finish (then yes / back), applications."""
 
-    action: str
-    tournament_id: int
+    action: TournamentVerb
+    tournament_id: RowId
 
 
 def status_name(status: str) -> str:
@@ -415,7 +408,7 @@ def card_buttons(tournament: TournamentRow, pending: int) -> InlineKeyboardMarku
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
-def _button(text: str, action: str, tournament_id: int) -> InlineKeyboardButton:
+def _button(text: str, action: TournamentVerb, tournament_id: int) -> InlineKeyboardButton:
     return InlineKeyboardButton(
         text=text,
         callback_data=TournamentAction(action=action, tournament_id=tournament_id).pack(),
@@ -512,15 +505,11 @@ async def finish_asked(callback: CallbackQuery, tournament: TournamentRow, db: D
     )
 
 
-@router.callback_query(TournamentAction.filter(F.action == "back"))
+# The chief judge's only: anyone else's Back would turn the card into his own view.
+@router.callback_query(TournamentAction.filter(F.action == "back"), ChiefJudge(finished=True))
 async def finish_cancelled(
-    callback: CallbackQuery, callback_data: TournamentAction, db: Database
+    callback: CallbackQuery, tournament: TournamentRow, db: Database
 ) -> None:
-    tid = callback_data.tournament_id
-    tournament, _role = await tournament_and_role(db, tid, callback.from_user.id)
-    if tournament is None:
-        await callback.answer(OUT_OF_DATE.text())
-        return
     await callback.answer()
     await _refresh_card(callback, db, tournament.id)
 
@@ -531,8 +520,8 @@ async def finish_cancelled(
 class TimezonePick(CallbackData, prefix="tz"):
     """A chief judge of several tournaments picks the one whose zone changes."""
 
-    tournament_id: int
-    zone: str
+    tournament_id: RowId
+    zone: Zone
 
 
 async def timezone_arg(

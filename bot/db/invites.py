@@ -1,7 +1,13 @@
-"""One-time deep-link invites (``t.me/bot?start=<token>``) for judges and players."""
+"""One-time deep-link invites (``t.me/bot?start=<token>``) for judges and players.
+
+Only a digest of each token is stored (the ``token`` column holds it): a copy of the
+database names no link that works. The token itself exists in the link sent to the
+chief judge, once (:class:`IssuedInvite`); every look-up hashes the token it is given.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import sqlite3
 from dataclasses import dataclass
@@ -15,9 +21,14 @@ from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
 InviteKind = Literal["judge", "player"]
 
 
+def digest(token: str) -> str:
+    """What is stored of ``token``: its SHA-256, hex (128 random bits need no salt)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class InviteRow:
-    token: str
+    digest: str
     tournament_id: int
     kind: InviteKind
     created_by: int
@@ -30,10 +41,23 @@ class InviteRow:
     def usable(self) -> bool:
         return self.used_at is None and self.revoked_at is None
 
+    @property
+    def ref(self) -> str:
+        """How the audit log names it: a prefix of the digest, never the token."""
+        return self.digest[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedInvite:
+    """A new invite and its token, known only until the link is sent."""
+
+    row: InviteRow
+    token: str
+
 
 def _row(r: sqlite3.Row) -> InviteRow:
     return InviteRow(
-        token=r["token"],
+        digest=r["token"],
         tournament_id=r["tournament_id"],
         kind=cast(InviteKind, r["kind"]),
         created_by=r["created_by"],
@@ -56,21 +80,21 @@ async def create_invite(
     *,
     created_by: int,
     now: datetime | None = None,
-) -> InviteRow:
+) -> IssuedInvite:
     token = new_token()
     await run(
         conn,
         "INSERT INTO invites (token, tournament_id, kind, created_by, created_at)"
         " VALUES (?, ?, ?, ?, ?)",
-        (token, tournament_id, kind, created_by, ts_or_now(now)),
+        (digest(token), tournament_id, kind, created_by, ts_or_now(now)),
     )
     row = await get_invite(conn, token)
     assert row is not None
-    return row
+    return IssuedInvite(row, token)
 
 
 async def get_invite(conn: Conn, token: str) -> InviteRow | None:
-    r = await fetch_one(conn, "SELECT * FROM invites WHERE token = ?", (token,))
+    r = await fetch_one(conn, "SELECT * FROM invites WHERE token = ?", (digest(token),))
     return None if r is None else _row(r)
 
 
@@ -83,7 +107,7 @@ async def use_invite(
         conn,
         "UPDATE invites SET used_by = ?, used_at = ?"
         " WHERE token = ? AND used_at IS NULL AND revoked_at IS NULL",
-        (user_id, ts_or_now(now), token),
+        (user_id, ts_or_now(now), digest(token)),
     )
     row = await get_invite(conn, token)
     if row is None:
@@ -102,7 +126,7 @@ async def revoke_invite(conn: Conn, token: str, *, now: datetime | None = None) 
             conn,
             "UPDATE invites SET revoked_at = ?"
             " WHERE token = ? AND used_at IS NULL AND revoked_at IS NULL",
-            (ts_or_now(now), token),
+            (ts_or_now(now), digest(token)),
         )
         > 0
     )

@@ -11,6 +11,7 @@ that) and checked with ``PRAGMA foreign_key_check`` before each step commits.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -387,6 +388,34 @@ CREATE TABLE seating_announced (
 ) WITHOUT ROWID;
 """
 
+
+
+async def _v7_invite_digests(conn: aiosqlite.Connection) -> None:
+    """Version 7: invites keep only a digest of their token (bot.db.invites), so a copy
+    of the database opens no link; the audit log names them by a prefix of it."""
+    async with conn.execute("SELECT token FROM invites") as cur:
+        tokens = [str(row[0]) for row in await cur.fetchall()]
+    for token in tokens:
+        hashed = hashlib.sha256(token.encode()).hexdigest()
+        await conn.execute("UPDATE invites SET token = ? WHERE token = ?", (hashed, token))
+        await conn.execute(
+            "UPDATE audit_log SET entity_id = ? WHERE entity_id = ?", (hashed[:12], token)
+        )
+        await conn.execute(
+            "UPDATE audit_log SET before = replace(before, ?, ?), after = replace(after, ?, ?)"
+            " WHERE instr(coalesce(before, ''), ?) OR instr(coalesce(after, ''), ?)",
+            (token, hashed, token, hashed, token, token),
+        )
+
+
+# Version 8: a round's seating goes out as two posts (text, picture); the text is
+# marked as posted as soon as it went out, so a restart sends only the picture.
+_V8_SEATING_TEXT_POSTED = """
+ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
+    CHECK (text_posted IN (0, 1));
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -394,6 +423,8 @@ MIGRATIONS: tuple[Step, ...] = (
     _V4_LANGUAGE_AND_TIMEZONE,
     _V5_SEATING_PLANS,
     _V6_SEATING_POSTS,
+    _v7_invite_digests,
+    _V8_SEATING_TEXT_POSTED,
 )
 LATEST = len(MIGRATIONS)
 

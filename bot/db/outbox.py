@@ -26,7 +26,9 @@ STANDINGS = "standings"
 SEATING = "seating"  # the group's post of a round's seating
 SEAT = "seat"  # a player's own seat in a round, privately
 
-_COLUMNS = "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed"
+_COLUMNS = (
+    "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed, text_posted"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,7 @@ class OutboxRow:
     player_id: int | None = None
     user_id: int | None = None
     changed: bool = False
+    text_posted: bool = False  # seating: its text went out, its picture not yet
 
 
 async def add(
@@ -105,6 +108,7 @@ async def pending(conn: Conn, tournament_id: int) -> list[OutboxRow]:
             player_id=r["player_id"],
             user_id=r["user_id"],
             changed=bool(r["changed"]),
+            text_posted=bool(r["text_posted"]),
         )
         for r in rows
     ]
@@ -150,6 +154,11 @@ async def texts_posted(conn: Conn, ids: Iterable[int]) -> None:
         return
     await run(conn, f"DELETE FROM outbox WHERE kind = 'note' AND id IN ({marks})", chosen)
     await run(conn, f"UPDATE outbox SET text = NULL WHERE id IN ({marks})", chosen)
+
+
+async def seating_text_posted(conn: Conn, row_id: int) -> None:
+    """A seating row's text went out; its picture is still to go."""
+    await run(conn, "UPDATE outbox SET text_posted = 1 WHERE id = ?", (row_id,))
 
 
 async def pictured_rounds(conn: Conn, tournament_id: int) -> set[int]:

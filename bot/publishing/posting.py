@@ -241,8 +241,12 @@ class GroupPoster:
                     raise
         if message_id is None:
             message = await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
-            message_id = message.message_id
-            await pin_quietly(bot, message.chat.id, message_id)
+            async with self._db.transaction() as conn:  # before the pin: never posted twice
+                await tournaments.set_standings_message(
+                    conn, tournament.id, message.message_id, digest
+                )
+            await pin_quietly(bot, message.chat.id, message.message_id)
+            return
         async with self._db.transaction() as conn:
             await tournaments.set_standings_message(conn, tournament.id, message_id, digest)
 
@@ -305,7 +309,12 @@ class GroupPoster:
             text = round_seating_text(plan, round_no, title)
         image = await asyncio.to_thread(round_seating_picture, plan, round_no, title)
         photo = BufferedInputFile(image, filename=f"seating-round-{round_no}.png")
-        await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
+        # Each post is marked done right after Telegram took it, in its own transaction:
+        # only a crash between that answer and that commit can repeat it.
+        if not row.text_posted:
+            await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
+            async with self._db.transaction() as conn:
+                await outbox.seating_text_posted(conn, row.id)
         await self._call(tournament.chat_id, lambda c: bot.send_photo(c, photo))
 
     async def _draw(self, tournament: TournamentRow) -> tuple[list[bytes], Picture]:

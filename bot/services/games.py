@@ -49,7 +49,6 @@ from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating_rounds import round_saved
-from bot.services.staff import tournament_and_role
 from bot.services.stored_plans import accepted_plan
 from scoring.judging import APPROVAL_THRESHOLD
 
@@ -231,21 +230,14 @@ async def _save_new(
 # -- the chief judge: his games, annulment ---------------------------------------------------
 
 
-async def is_chief(db: Database, tournament_id: int, user_id: int) -> bool:
-    return (await tournament_and_role(db, tournament_id, user_id))[1] == CHIEF
-
-
-async def game_for_chief(db: Database, game_id: int, user_id: int) -> GameRecord | Refusal:
-    """The game, if ``user_id`` is a chief judge of its tournament (only he corrects
-    or annuls games)."""
-    async with db.read() as conn:
-        game = await games.get_game(conn, game_id)
-    if game is None:
-        return Refusal(N_("There is no such game."), alert=True)
-    if not await is_chief(db, game.tournament_id, user_id):
-        return Refusal(N_("Only the chief judge can correct or annul a game."), alert=True)
-    return game
-
+# Why the chief judge's buttons on games are refused (their filters say it too).
+NO_SUCH_GAME = Refusal(N_("There is no such game."), alert=True)
+ONLY_CHIEF_CORRECTS = Refusal(N_("Only the chief judge can correct or annul a game."), alert=True)
+STALE_REQUEST = Refusal(N_("This request is out of date."))
+ONLY_CHIEF_APPROVES = Refusal(N_("Only the chief judge can decide this (8.4.3)."), alert=True)
+NO_SUCH_PLAYER = Refusal(N_("There is no such player."))
+ONLY_CHIEF_CONFIRMS = Refusal(N_("Only the chief judge can confirm players."), alert=True)
+ONLY_CHIEF_LISTS = Refusal(N_("Only the chief judge can list and correct games."), alert=True)
 
 async def annul_game(
     rt: Runtime,
@@ -301,9 +293,9 @@ async def decide_approval(
         game = await games.get_game(conn, row.game_id) if row else None
         role = await staff.staff_role(conn, game.tournament_id, actor) if game else None
     if row is None or game is None:
-        return Refusal(N_("This request is out of date."))
+        return STALE_REQUEST
     if role != CHIEF:
-        return Refusal(N_("Only the chief judge can decide this (8.4.3)."), alert=True)
+        return ONLY_CHIEF_APPROVES
     try:
         decision = await _decide(rt, row, game, actor, APPROVAL_THRESHOLD if lower else None)
     except AlreadyDecided as exc:
@@ -468,9 +460,9 @@ async def decide_table_player(
         row = await players.get_player(conn, player_id)
         role = await staff.staff_role(conn, row.tournament_id, actor) if row else None
     if row is None:
-        return Refusal(N_("There is no such player."))
+        return NO_SUCH_PLAYER
     if role != CHIEF:
-        return Refusal(N_("Only the chief judge can confirm players."), alert=True)
+        return ONLY_CHIEF_CONFIRMS
     if row.status != "pending":
         return Refusal(N_("This was decided already."))
     try:
@@ -507,8 +499,6 @@ __all__ = [
     "ask_chiefs_to_confirm",
     "decide_approval",
     "decide_table_player",
-    "game_for_chief",
-    "is_chief",
     "request_approvals",
     "save_game",
 ]

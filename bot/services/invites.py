@@ -10,7 +10,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import audit, invites, staff, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import InviteInvalid
-from bot.db.invites import InviteKind, InviteRow
+from bot.db.invites import InviteKind, IssuedInvite
 from bot.db.tournaments import JUDGE, TournamentRow
 from bot.names import name_of, quoted_title
 from bot.services import N_, Refusal
@@ -25,27 +25,31 @@ NO_SUCH_INVITE = Refusal(N_("There is no such invite."))
 _INVALID = {"used": INVITE_USED, "revoked": INVITE_REVOKED}
 
 
-async def _create(conn: Conn, tournament_id: int, kind: InviteKind, chief_id: int) -> InviteRow:
-    invite = await invites.create_invite(conn, tournament_id, kind, created_by=chief_id)
-    await audit.record(conn, "invite.create", invite.token, tournament_id, chief_id, after=invite)
-    return invite
+async def _create(
+    conn: Conn, tournament_id: int, kind: InviteKind, chief_id: int
+) -> IssuedInvite:
+    issued = await invites.create_invite(conn, tournament_id, kind, created_by=chief_id)
+    row = issued.row
+    await audit.record(conn, "invite.create", row.ref, tournament_id, chief_id, after=row)
+    return issued
 
 
-async def judge_invite(db: Database, tournament: TournamentRow, chief_id: int) -> InviteRow:
+async def judge_invite(db: Database, tournament: TournamentRow, chief_id: int) -> IssuedInvite:
     """A new one-time judge invite."""
     async with db.transaction() as conn:
         return await _create(conn, tournament.id, "judge", chief_id)
 
 
-async def withdraw(db: Database, invite: InviteRow, chief_id: int) -> None:
+async def withdraw(db: Database, issued: IssuedInvite, chief_id: int) -> None:
     """Revoke an invite whose link could not be delivered: nobody ever saw it."""
+    invite = issued.row
     async with db.transaction() as conn:
-        if await invites.revoke_invite(conn, invite.token):
-            after = await invites.get_invite(conn, invite.token)
+        if await invites.revoke_invite(conn, issued.token):
+            after = await invites.get_invite(conn, issued.token)
             await audit.record(
                 conn,
                 "invite.revoke",
-                invite.token,
+                invite.ref,
                 invite.tournament_id,
                 chief_id,
                 before=invite,
@@ -53,13 +57,10 @@ async def withdraw(db: Database, invite: InviteRow, chief_id: int) -> None:
             )
 
 
-async def players_invite(db: Database, tournament: TournamentRow, chief_id: int) -> InviteRow:
-    """The players' link: one per tournament, so the one already posted stays valid."""
+async def players_invite(db: Database, tournament: TournamentRow, chief_id: int) -> IssuedInvite:
+    """A new players' link. Only digests are stored, so a link cannot be shown again:
+    each one asked for is new, and those already posted stay valid until revoked."""
     async with db.transaction() as conn:
-        usable = await invites.list_invites(conn, tournament.id, usable_only=True)
-        open_links = [i for i in usable if i.kind == "player"]
-        if open_links:
-            return open_links[-1]
         return await _create(conn, tournament.id, "player", chief_id)
 
 
@@ -91,7 +92,7 @@ async def accept_judge_invite(db: Database, token: str, user_id: int) -> Accepte
         if current is not None:
             return Accepted(tournament, FollowUp())
         await audit.record(
-            conn, "invite.use", token, tournament.id, user_id, before=invite, after=used
+            conn, "invite.use", invite.ref, tournament.id, user_id, before=invite, after=used
         )
         row = await staff.add_staff(conn, tournament.id, user_id, JUDGE, added_by=invite.created_by)
         await audit.record(conn, "staff.add", user_id, tournament.id, user_id, after=row)
@@ -119,6 +120,12 @@ async def revoke(db: Database, token: str, actor_id: int) -> Refusal | None:
             )
         after = await invites.get_invite(conn, token)
         await audit.record(
-            conn, "invite.revoke", token, invite.tournament_id, actor_id, before=invite, after=after
+            conn,
+            "invite.revoke",
+            invite.ref,
+            invite.tournament_id,
+            actor_id,
+            before=invite,
+            after=after,
         )
     return None

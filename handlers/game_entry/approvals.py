@@ -17,7 +17,13 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.services import Refusal
-from bot.services.games import Decision, decide_approval
+from bot.services.games import (
+    ONLY_CHIEF_APPROVES,
+    STALE_REQUEST,
+    Decision,
+    decide_approval,
+)
+from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision
 from handlers.game_entry.context import Deps
 from handlers.game_entry.notices import NOTICES
@@ -26,11 +32,13 @@ log = logging.getLogger(__name__)
 router = Router(name="game_entry.approvals")
 
 
-@router.callback_query(ApprovalDecision.filter())
+@router.callback_query(
+    ApprovalDecision.filter(),
+    ChiefJudge(
+        via="approval", finished=True, refusal=ONLY_CHIEF_APPROVES, missing=STALE_REQUEST
+    ),
+)
 async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps: Deps) -> None:
-    if callback_data.a not in ("ok", "low"):
-        await callback.answer(_("This request is out of date."))
-        return
     own = _own_message(callback)
 
     async def decided(decision: Decision) -> None:

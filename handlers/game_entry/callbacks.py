@@ -7,57 +7,61 @@ step the card showed, so a tap on an old card is recognised as out of date.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from aiogram.filters.callback_data import CallbackData
+
+from handlers.callbacks import Arg, Code, RowId, Small
 
 
 class Step(CallbackData, prefix="gs"):
     """A button on the judge's card: ``a`` is the action, ``n``/``m`` its arguments."""
 
-    t: str  # the draft's token
-    s: str  # the step code the card showed
-    a: str
-    n: int = 0
-    m: int = 0
+    t: Code  # the draft's token
+    s: Code  # the step code the card showed
+    a: Code
+    n: Arg = 0
+    m: Arg = 0
 
 
 class PlayerMove(CallbackData, prefix="gb"):
     """The first-killed player's own best move (8.3), in his private chat."""
 
-    j: int  # the judge whose draft this is
-    t: str  # the draft's token
-    a: str  # "s": name seat ``n``; "d": done (8.3.2)
-    n: int = 0
+    j: RowId  # the judge whose draft this is
+    t: Code  # the draft's token
+    a: Literal["s", "d"]  # "s": name seat ``n``; "d": done (8.3.2)
+    n: Small = 0
 
 
 class ApprovalDecision(CallbackData, prefix="ga"):
     """The chief judge approves judge's points above 0.5 or lowers them (8.4.3, D7)."""
 
-    id: int
-    a: str  # "ok" | "low"
+    id: RowId
+    a: Literal["ok", "low"]
 
 
 class RosterDecision(CallbackData, prefix="gp"):
     """The chief judge confirms or rejects a player a judge added at the table."""
 
-    id: int
+    id: RowId
     ok: bool
 
 
 class GameAction(CallbackData, prefix="gc"):
     """The chief judge's actions on a saved game: correct it, annul it (with a yes/no)."""
 
-    id: int
-    a: str  # "fix" | "annul" | "yes" | "no"
+    id: RowId
+    a: Literal["fix", "annul", "yes", "no"]
 
 
 class GamesPage(CallbackData, prefix="gl"):
     """A page of /games for one tournament."""
 
-    tid: int
-    page: int = 0
+    tid: RowId
+    page: Small = 0
 
 
 class NewGame(CallbackData, prefix="gn"):
     """"New game" on a saved game's card: the same as /game."""
 
-    x: int = 0
+    x: Small = 0

@@ -23,10 +23,15 @@ from bot.db import games, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.tournaments import CHIEF
-from bot.services import Refusal
-from bot.services.games import annul_game, game_for_chief, is_chief
+from bot.services.games import (
+    NO_SUCH_GAME,
+    ONLY_CHIEF_CORRECTS,
+    ONLY_CHIEF_LISTS,
+    annul_game,
+)
 from bot.standings import StandingsService
 from handlers.callbacks import GameMenu
+from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
 from handlers.game_entry.card import RESULT_NAMES
 from handlers.game_entry.context import Ctx, Deps
@@ -68,9 +73,6 @@ async def cmd_games(message: Message, db: Database) -> None:
     await message.answer(_("Which tournament's games?"), reply_markup=builder.as_markup())
 
 
-@router.message(Command("games"))
-async def cmd_games_in_group(message: Message) -> None:
-    await message.reply(_("Send /games in a private chat with me."))
 
 
 def game_label(game: GameRecord) -> str:
@@ -112,12 +114,14 @@ async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyb
     return text, builder.as_markup()
 
 
-@router.callback_query(GamesPage.filter())
+# The chief judge's of the game (or the tournament) the button names, finished ones too.
+GameChief = ChiefJudge(via="game", finished=True, refusal=ONLY_CHIEF_CORRECTS, missing=NO_SUCH_GAME)
+
+
+@router.callback_query(
+    GamesPage.filter(), ChiefJudge(finished=True, refusal=ONLY_CHIEF_LISTS)
+)
 async def on_games_page(callback: CallbackQuery, callback_data: GamesPage, db: Database) -> None:
-    if not await is_chief(db, callback_data.tid, callback.from_user.id):
-        await callback.answer(_("Only the chief judge can list and correct games."),
-                              show_alert=True)
-        return
     await callback.answer()
     text, markup = await games_page(db, callback_data.tid, callback_data.page)
     if callback.message is None:
@@ -172,34 +176,20 @@ async def menu(
     return text, builder.as_markup()
 
 
-async def _game_for_chief(
-    callback: CallbackQuery, db: Database, game_id: int
-) -> GameRecord | None:
-    found = await game_for_chief(db, game_id, callback.from_user.id)
-    if isinstance(found, Refusal):
-        await callback.answer(found.text(), show_alert=found.alert)
-        return None
-    return found
-
-
-@router.callback_query(GameMenu.filter())
-async def open_menu(callback: CallbackQuery, callback_data: GameMenu, deps: Deps) -> None:
-    game = await _game_for_chief(callback, deps.db, callback_data.game_id)
-    if game is None:
-        return
+@router.callback_query(GameMenu.filter(), GameChief)
+async def open_menu(callback: CallbackQuery, game: GameRecord, deps: Deps) -> None:
     await callback.answer()
     text, markup = await menu(deps.db, deps.standings, game)
     # A new message: the button may sit on another feature's card (e.g. a protest).
     await deps.bot.send_message(callback.from_user.id, text, reply_markup=markup)
 
 
-@router.callback_query(GameAction.filter())
+@router.callback_query(GameAction.filter(), GameChief)
 async def on_game_action(
-    callback: CallbackQuery, callback_data: GameAction, deps: Deps, ctx: Ctx | None = None
+    callback: CallbackQuery, callback_data: GameAction, game: GameRecord, ctx: Ctx | None = None
 ) -> None:
-    game = await _game_for_chief(callback, deps.db, callback_data.id)
     # No message (so no chat, no FSM context): nothing to edit.
-    if game is None or callback.message is None or ctx is None:
+    if callback.message is None or ctx is None:
         return
     if game.status == "annulled":
         await callback.answer(_("This game is annulled."), show_alert=True)

@@ -9,6 +9,7 @@ from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import tournaments
+from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft, new_draft_id, new_token
@@ -84,17 +85,14 @@ async def cmd_game(message: Message, ctx: Ctx) -> None:
     await start_game(ctx, message.chat.id, reply=message)
 
 
-@router.message(Command("game"))
-async def cmd_game_in_group(message: Message) -> None:
-    await message.reply(_("Games are entered in a private chat with me: send /game there."))
 
 
-@router.callback_query(NewGame.filter())
+# "New game" on a saved game's card: a judge's, and the card goes to his own chat.
+@router.callback_query(NewGame.filter(), AnyStaff)
 async def new_game_button(callback: CallbackQuery, ctx: Ctx | None = None) -> None:
     await callback.answer()
-    if callback.message is None or ctx is None:  # no message: no chat to start in
-        return
-    await start_game(ctx, callback.message.chat.id)
+    if ctx is not None:
+        await start_game(ctx, callback.from_user.id)
 
 
 @router.message(Command("cancel"), StateFilter(GameEntry))

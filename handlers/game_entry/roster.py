@@ -12,7 +12,8 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.services import Refusal
-from bot.services.games import decide_table_player
+from bot.services.games import NO_SUCH_PLAYER, ONLY_CHIEF_CONFIRMS, decide_table_player
+from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import RosterDecision
 from handlers.game_entry.context import Deps
 
@@ -20,7 +21,10 @@ log = logging.getLogger(__name__)
 router = Router(name="game_entry.roster")
 
 
-@router.callback_query(RosterDecision.filter())
+@router.callback_query(
+    RosterDecision.filter(),
+    ChiefJudge(via="player", refusal=ONLY_CHIEF_CONFIRMS, missing=NO_SUCH_PLAYER),
+)
 async def decide_player(
     callback: CallbackQuery, callback_data: RosterDecision, deps: Deps
 ) -> None:

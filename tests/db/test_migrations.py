@@ -219,3 +219,40 @@ async def test_v4_a_tournament_has_a_language_and_a_time_zone(tmp_path: Path) ->
             await db.execute("UPDATE tournaments SET language = 'de'")
     finally:
         await db.close()
+
+
+async def test_v7_keeps_only_digests_of_invite_tokens_and_old_links_still_work(
+    tmp_path: Path,
+) -> None:
+    """A database copied after the upgrade names no working link, in the invites or in
+    the audit log; a link sent before it still opens its invite."""
+    from bot.db import invites
+
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:6])
+    token = "OldJudgeLink1234567890"
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('Old', 8, 1, 0)"
+    )
+    await db.execute(
+        "INSERT INTO invites (token, tournament_id, kind, created_by, created_at)"
+        " VALUES (?, 1, 'judge', 1, 0)",
+        (token,),
+    )
+    await db.execute(
+        "INSERT INTO audit_log (tournament_id, actor_id, at, action, entity, entity_id, after)"
+        " VALUES (1, 1, 0, 'create', 'invite', ?, ?)",
+        (token, f'{{"token": "{token}", "kind": "judge"}}'),
+    )
+    await db.close()
+    db = await Database.open(path)
+    try:
+        async with db.read() as conn:
+            found = await invites.get_invite(conn, token)
+        assert found is not None and found.kind == "judge" and found.usable
+    finally:
+        await db.close()
+    with sqlite3.connect(path) as conn:
+        dump = "\n".join(conn.iterdump())
+    assert token not in dump
+    assert invites.digest(token) in dump

@@ -21,7 +21,7 @@ from bot.db.errors import (
     UserAlreadyPlayer,
 )
 from bot.db.games import get_game, save_game
-from bot.db.invites import create_invite, list_invites, revoke_invite, use_invite
+from bot.db.invites import create_invite, digest, list_invites, revoke_invite, use_invite
 from bot.db.players import (
     add_player,
     confirm_player,
@@ -179,19 +179,24 @@ async def test_staff_roles_and_last_chief(db: Database, tournament: TournamentRo
 
 async def test_invites_are_one_time(db: Database, tournament: TournamentRow) -> None:
     async with db.transaction() as conn:
-        invite = await create_invite(conn, tournament.id, "judge", created_by=CHIEF)
-        assert invite.usable and len(invite.token) >= 16
-        used = await use_invite(conn, invite.token, 77)
+        issued = await create_invite(conn, tournament.id, "judge", created_by=CHIEF)
+        invite = issued.row
+        assert invite.usable and len(issued.token) >= 16
+        # Only the token's digest is stored: a copy of the database opens no link.
+        assert invite.digest == digest(issued.token) != issued.token
+        stored = await conn.execute_fetchall("SELECT token FROM invites")
+        assert [tuple(r) for r in stored] == [(invite.digest,)]
+        used = await use_invite(conn, issued.token, 77)
         assert used.used_by == 77 and not used.usable
-        assert (await use_invite(conn, invite.token, 77)) == used  # redelivered /start
+        assert (await use_invite(conn, issued.token, 77)) == used  # redelivered /start
         with pytest.raises(InviteInvalid, match="used"):
-            await use_invite(conn, invite.token, 78)
+            await use_invite(conn, issued.token, 78)
         with pytest.raises(InviteInvalid, match="unknown"):
             await use_invite(conn, "no-such-token", 78)
         other = await create_invite(conn, tournament.id, "player", created_by=CHIEF)
         assert await revoke_invite(conn, other.token)
         assert not await revoke_invite(conn, other.token)
-        assert not await revoke_invite(conn, invite.token)
+        assert not await revoke_invite(conn, issued.token)
         with pytest.raises(InviteInvalid, match="revoked"):
             await use_invite(conn, other.token, 78)
         assert await list_invites(conn, tournament.id, usable_only=True) == []

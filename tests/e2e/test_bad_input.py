@@ -39,7 +39,7 @@ PRIVATE = {
     "/invite_judge": NOT_CHIEF,
     "/invite_players": NOT_CHIEF,
     "/roster": NOT_CHIEF,
-    "/backup": "Only a chief judge can do that.",
+    "/backup": "for the bot's operators only",
     "/protests": "Only the tournament's chief judge decides protests (8.8.2).",
     "/lot": "Only the tournament's chief judge draws lots (8.7.5).",
     "/export": "Only a chief judge can export a tournament",

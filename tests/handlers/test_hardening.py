@@ -10,6 +10,7 @@ import pytest
 from aiogram.exceptions import ClientDecodeError
 from aiogram.methods import SendMessage
 
+from bot.config import Settings
 from bot.db import games, tournaments
 from bot.db.connection import Database
 from tests.handlers import rating_fixtures
@@ -155,10 +156,11 @@ async def test_save_when_the_judges_chat_refuses_everything_still_reaches_the_gr
     assert no_errors_logged(caplog)
 
 
-async def test_backup_to_a_chief_who_blocked_the_bot_is_logged_at_info_and_not_retried(
-    harness: BotHarness, db: Database, caplog: pytest.LogCaptureFixture
+async def test_backup_to_an_operator_who_blocked_the_bot_is_logged_at_info_and_not_retried(
+    harness: BotHarness, db: Database, settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
     await running_tournament(db, chief_id=CHIEF, chat_id=CHAT)
+    settings.operator_ids = frozenset({CHIEF})
     harness.session.fail_next("sendDocument", ApiError.blocked(), chat_id=CHIEF)
     chief = harness.user(CHIEF, "Anna", language_code="en")
     with caplog.at_level(logging.INFO):

@@ -75,8 +75,9 @@ def _dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
 
 
 async def test_backup_is_sent_and_restores_to_an_equal_database(
-    harness: BotHarness, db: Database, tmp_path: Path
+    harness: BotHarness, db: Database, settings: Settings, tmp_path: Path
 ) -> None:
+    settings.operator_ids = frozenset({CHIEF})  # the bot's operator (OPERATOR_IDS)
     t = await running_tournament(
         db, chief_id=CHIEF, chat_id=CHAT, players=["Ann", "Bob"], names={CHIEF: "Anna"}
     )
@@ -115,12 +116,26 @@ async def test_backup_is_sent_and_restores_to_an_equal_database(
         await reopened.close()
 
 
-async def test_backup_is_for_chief_judges_in_private(harness: BotHarness, db: Database) -> None:
+async def test_backup_is_for_operators_only_in_private(
+    harness: BotHarness, db: Database, settings: Settings
+) -> None:
+    """A copy of the whole database holds every tournament's protests and players: a
+    chief judge gets /export of his own, only an operator (OPERATOR_IDS) the file."""
     await running_tournament(db, chief_id=CHIEF, judge_ids=[PETE], chat_id=CHAT)
+    settings.operator_ids = frozenset({PETE})
     chief = harness.user(CHIEF, "Anna", language_code="en")
-    await harness.say(chief, "/backup", chat_id=CHAT)
+    await harness.say(chief, "/backup")
+    assert harness.session.last_text(CHIEF) == (
+        "A copy of the whole database is for the bot's operators only. "
+        "The chief judge's copy of his tournament is /export."
+    )
+    operator = harness.user(PETE, "Pete", language_code="en")
+    await harness.say(operator, "/backup", chat_id=CHAT)
     assert harness.session.last_text(CHAT) == "Send this to me in a private chat."
-    judge = harness.user(PETE, "Pete", language_code="en")
-    await harness.say(judge, "/backup")
-    assert harness.session.last_text(PETE) == "Only a chief judge can do that."
     assert harness.session.requests_of(SendDocument) == []
+    await harness.say(operator, "/backup")
+    [sent] = harness.session.requests_of(SendDocument, delivered=True)
+    assert sent.chat_id == PETE
+    settings.operator_ids = frozenset()  # none: nobody in chat
+    await harness.say(operator, "/backup")
+    assert len(harness.session.requests_of(SendDocument)) == 1

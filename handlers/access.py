@@ -1,0 +1,226 @@
+"""Who may use which command and button, and in which kind of chat: the one table of
+it (README, "Who may do what"), and the outer middleware that enforces it before any
+filter or handler sees the update.
+
+Every command and every callback family (its ``CallbackData`` prefix) has a row. The
+middleware refuses, in one place:
+
+* a button whose family has no row (an old version's, or forged): out of date;
+* a button or a command in a kind of chat its row does not list (a judge's card
+  button pressed on a group message, ``/export`` in a group);
+* a command of the operators' from anyone else.
+
+The role a row names (``who``) is checked against the tournament the update acts on,
+which only the data names: by the handler's filter (``handlers.filters``), which also
+says why in that feature's words ("no longer a judge of ...").
+
+A refusal of a button is a callback answer to the tapper only: it never edits or posts
+a message. ``tests/handlers/test_access_matrix.py`` walks the whole table with forged
+updates and fails on a command or a family that has no row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aiogram import BaseMiddleware, Bot
+from aiogram.types import CallbackQuery, Message, TelegramObject
+
+from bot.config import Settings
+from bot.services import N_, Refusal
+from bot.services.refusals import (
+    OUT_OF_DATE,
+    SEND_IN_GROUP,
+    SEND_IN_PRIVATE,
+)
+from handlers.chats import GROUP_TYPES
+
+ChatKind = Literal["private", "group"]
+# anyone: checked further by the handler (a player's own game, his own best move);
+# staff: a judge or the chief judge of some tournament; chief: its chief judge;
+# operator: one of the bot's operators (``OPERATOR_IDS``), not a tournament role.
+Who = Literal["anyone", "staff", "chief", "operator"]
+
+PRIVATE: frozenset[ChatKind] = frozenset({"private"})
+GROUP: frozenset[ChatKind] = frozenset({"group"})
+BOTH: frozenset[ChatKind] = frozenset({"private", "group"})
+
+PRIVATE_BUTTON = Refusal(N_("This button works only in a private chat with me."), alert=True)
+GROUP_BUTTON = Refusal(N_("This button works only in the tournament's group."), alert=True)
+ONLY_OPERATORS = Refusal(
+    N_(
+        "A copy of the whole database is for the bot's operators only. "
+        "The chief judge's copy of his tournament is /export."
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    who: Who
+    chats: frozenset[ChatKind]
+    # What a command sent in the wrong kind of chat is answered (buttons: a toast).
+    wrong_chat: Refusal | None = None
+
+
+def _private(who: Who, text: str = "") -> Access:
+    return Access(who, PRIVATE, Refusal(text) if text else SEND_IN_PRIVATE)
+
+
+COMMANDS: Mapping[str, Access] = {
+    "start": Access("anyone", BOTH),
+    "help": Access("anyone", BOTH),
+    "cancel": Access("anyone", BOTH),
+    "new_tournament": Access(
+        "anyone",
+        GROUP,
+        Refusal(
+            N_(
+                "Send /new_tournament in the tournament's group: add me to the group, "
+                "then send the command there. You become its chief judge."
+            )
+        ),
+    ),
+    "tournament": Access("anyone", BOTH),
+    "timezone": Access("chief", BOTH),
+    "staff": Access("anyone", BOTH),
+    "judge": Access(
+        "chief",
+        GROUP,
+        Refusal(
+            N_(
+                "Send this in the tournament's group. Reply /judge to a message of the "
+                "person there, or use /invite_judge for a link."
+            )
+        ),
+    ),
+    "unjudge": Access("chief", GROUP, SEND_IN_GROUP),
+    "invite_judge": Access("chief", BOTH),
+    "invite_players": Access("chief", BOTH),
+    "revoke": Access("chief", BOTH),
+    "roster": Access("chief", BOTH),
+    "join": Access("anyone", BOTH),
+    "game": _private("staff", N_("Games are entered in a private chat with me: send /game there.")),
+    "games": _private("chief", N_("Send /games in a private chat with me.")),
+    "rating": Access("anyone", BOTH),
+    "protest": Access("anyone", BOTH),
+    "protests": _private("chief", N_("Send /protests to me in a private chat.")),
+    "lot": Access("chief", BOTH),
+    "export": _private(
+        "chief",
+        N_("Send /export to me in a private chat: the files are for the chief judge only."),
+    ),
+    "seating": _private(
+        "chief",
+        N_(
+            "Send /seating to me in a private chat: the chief judge makes the seating "
+            "plan there."
+        ),
+    ),
+    "backup": _private("operator"),
+}
+
+# By CallbackData prefix (the factories live beside the handlers that use them).
+CALLBACKS: Mapping[str, Access] = {
+    "tk": Access("staff", PRIVATE),  # pick one of one's tournaments for a command
+    "xe": Access("chief", PRIVATE),  # export: which tournament
+    "xi": Access("anyone", PRIVATE),  # /rating image: which tournament
+    "ld": Access("chief", BOTH),  # draw a lot (8.7.5)
+    "gs": Access("staff", PRIVATE),  # the judge's card
+    "gb": Access("anyone", PRIVATE),  # the first-killed player's own best move (8.3)
+    "ga": Access("chief", PRIVATE),  # approve judge's points above 0.5 (D7)
+    "gp": Access("chief", PRIVATE),  # a player added at the table: confirm or reject
+    "gc": Access("chief", PRIVATE),  # correct or annul a saved game
+    "gl": Access("chief", PRIVATE),  # a page of /games
+    "gn": Access("staff", PRIVATE),  # "New game" on a saved game's card
+    "gm": Access("chief", PRIVATE),  # a saved game's menu
+    "tp": Access("chief", BOTH),  # an application: confirm or reject
+    "tc": Access("chief", BOTH),  # a roster player claimed: link or not
+    "ts": Access("chief", BOTH),  # remove a judge
+    "tr": Access("chief", PRIVATE),  # revoke an invite link
+    "tl": Access("chief", GROUP),  # the group's language
+    "ta": Access("chief", BOTH),  # the /tournament card: start, finish, applications
+    "tz": Access("chief", PRIVATE),  # which tournament's time zone
+    "pg": Access("anyone", BOTH),  # which game a protest is about
+    "pd": Access("chief", PRIVATE),  # uphold or reject a protest (8.8.2)
+    "sp": Access("chief", PRIVATE),  # seating: which tournament
+    "sn": Access("chief", PRIVATE),  # seating: start a plan
+    "st": Access("chief", PRIVATE),  # seating: how many tables
+    "so": Access("chief", PRIVATE),  # seating: the offer (accept, regenerate)
+}
+
+
+def chat_kind(chat_type: str) -> ChatKind | None:
+    if chat_type == "private":
+        return "private"
+    return "group" if chat_type in GROUP_TYPES else None
+
+
+def command_of(text: str, bot_username: str | None) -> str | None:
+    """The command a message's text gives this bot (None: not a command, or another
+    bot's ``/cmd@other``)."""
+    words = text.split(maxsplit=1)
+    if not words or not words[0].startswith("/"):
+        return None
+    name, _at, mention = words[0][1:].partition("@")
+    if mention and (bot_username is None or mention.lower() != bot_username.lower()):
+        return None
+    return name.lower() or None
+
+
+def is_operator(settings: Settings | None, user_id: int) -> bool:
+    return settings is not None and user_id in settings.operator_ids
+
+
+class AccessMiddleware(BaseMiddleware):
+    """Outer middleware on messages and callback queries (after the identity check)."""
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if isinstance(event, CallbackQuery):
+            refusal = await self._callback(event, data)
+            if refusal is not None:
+                await event.answer(refusal.text(), show_alert=refusal.alert or None)
+                return None
+        elif isinstance(event, Message):
+            refusal = await self._command(event, data)
+            if refusal is not None:
+                if event.chat.type == "private":
+                    await event.answer(refusal.text())
+                else:
+                    await event.reply(refusal.text())
+                return None
+        return await handler(event, data)
+
+    async def _callback(self, event: CallbackQuery, data: dict[str, Any]) -> Refusal | None:
+        access = CALLBACKS.get((event.data or "").split(":", 1)[0])
+        if access is None:
+            return OUT_OF_DATE
+        message = event.message
+        kind = None if message is None else chat_kind(message.chat.type)
+        if kind not in access.chats:
+            return PRIVATE_BUTTON if "private" in access.chats else GROUP_BUTTON
+        return None
+
+    async def _command(self, event: Message, data: dict[str, Any]) -> Refusal | None:
+        bot: Bot | None = data.get("bot")
+        me = None if bot is None else await bot.me()
+        name = command_of(event.text or event.caption or "", None if me is None else me.username)
+        access = None if name is None else COMMANDS.get(name)
+        if access is None:
+            return None
+        kind = chat_kind(event.chat.type)
+        if kind not in access.chats:
+            return access.wrong_chat or (
+                SEND_IN_PRIVATE if "private" in access.chats else SEND_IN_GROUP
+            )
+        sender = 0 if event.from_user is None else event.from_user.id
+        if access.who == "operator" and not is_operator(data.get("settings"), sender):
+            return ONLY_OPERATORS
+        return None
