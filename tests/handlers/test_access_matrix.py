@@ -455,3 +455,24 @@ def test_operator_ids_are_read_as_people_write_them(monkeypatch: pytest.MonkeyPa
     assert Settings(bot_token=None).operator_ids == frozenset({12345, 67890, 42})
     monkeypatch.setenv("OPERATOR_IDS", "")
     assert Settings(bot_token=None).operator_ids == frozenset()
+
+
+async def test_another_tournaments_chief_gets_no_copy_and_a_copy_opens_no_link(
+    harness: BotHarness, db: Database
+) -> None:
+    """The takeover the sweep found: the chief judge of B took /backup, read A's unused
+    judge invite out of it and became a judge of A with /start."""
+    a = await two_tournaments(harness, db)
+    chief_b = harness.user(CHIEF_B, "Bob", language_code="en")
+    await harness.say(chief_b, "/backup")
+    assert "for the bot's operators only" in (harness.session.last_text(CHIEF_B) or "")
+    with sqlite3.connect(db.path) as conn:
+        stored = [r[0] for r in conn.execute("SELECT token FROM invites")]
+    assert a.token not in stored  # only its digest
+    for read in stored:
+        await harness.say(chief_b, f"/start tj_{read[:64]}")
+    async with db.read() as conn:
+        assert await staff.staff_role(conn, a.tid, CHIEF_B) is None
+    await harness.say(chief_b, f"/start tj_{a.token}")  # the link itself still works
+    async with db.read() as conn:
+        assert await staff.staff_role(conn, a.tid, CHIEF_B) == "judge"
