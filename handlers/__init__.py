@@ -9,7 +9,7 @@ from aiogram import Bot, Dispatcher, Router
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from aiogram.utils.i18n import I18n
 
-from bot.i18n import DEFAULT_LOCALE, N_, create_i18n
+from bot.i18n import DEFAULT_LOCALE, create_i18n
 from handlers import (
     access,
     backup,
@@ -76,49 +76,15 @@ def setup_routers(dp: Dispatcher) -> None:
     dp.sub_routers.append(_root())
 
 
-# (command, description): English message ids, translated by the catalogs
-# (locales/ru/LC_MESSAGES/menus.po); the menu follows the user's Telegram language like
-# the texts do.
-PRIVATE_COMMANDS = (
-    ("start", N_("Start")),
-    ("help", N_("Help")),
-    ("cancel", N_("Cancel the current action")),
-    ("game", N_("Enter a game (judge)")),
-    ("games", N_("Games: correct or annul")),
-    ("tournament", N_("Tournament: status, start, finish")),
-    ("staff", N_("The tournament's judges")),
-    ("invite_judge", N_("Invite link for a judge")),
-    ("invite_players", N_("Invite link for players")),
-    ("roster", N_("Roster (one nickname a line)")),
-    ("backup", N_("Database backup (operators)")),
-    ("rating", N_("Standings and my points by game")),
-    ("protest", N_("Protest a game (within 10 minutes)")),
-    ("protests", N_("Open protests (chief judge)")),
-    ("lot", N_("Draw lots for ties (chief judge)")),
-    ("export", N_("Export: JSON, CSV, XLSX")),
-    ("seating", N_("Seating plan (chief judge)")),
-    ("timezone", N_("The tournament's time zone (chief)")),
-)
-GROUP_COMMANDS = (
-    ("help", N_("Help")),
-    ("join", N_("Join: /join NICKNAME")),
-    ("tournament", N_("Tournament")),
-    ("staff", N_("The tournament's judges")),
-    ("new_tournament", N_("Create a tournament in this group")),
-    ("timezone", N_("The tournament's time zone")),
-    ("rating", N_("Standings: /rating all for everyone")),
-    ("protest", N_("Protest a game (within 10 minutes)")),
-)
-
-
 async def set_commands(bot: Bot, i18n: I18n | None = None) -> None:
     """The command menus users see: in the default language (Russian), and in each other
     language of the catalogs for users whose Telegram language it is (English)."""
     i18n = i18n or create_i18n()
     others = sorted(set(i18n.available_locales) - {DEFAULT_LOCALE})
+    # The menus come from the access table (handlers.access): one home for every command.
     for commands, scope in (
-        (PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
-        (GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
+        (access.menu("private"), BotCommandScopeAllPrivateChats()),
+        (access.menu("group"), BotCommandScopeAllGroupChats()),
     ):
         for locale in (DEFAULT_LOCALE, *others):
             menu = [

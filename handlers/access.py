@@ -63,16 +63,47 @@ class Access:
     chats: frozenset[ChatKind]
     # What a command sent in the wrong kind of chat is answered (buttons: a toast).
     wrong_chat: Refusal | None = None
+    # A command: what it does, in the command menus and /help (an English message id),
+    # and the kinds of chat whose menu lists it; ``group_about`` where the group's
+    # menu says it otherwise.
+    about: str = ""
+    menus: frozenset[ChatKind] = frozenset()
+    group_about: str = ""
+
+    def described(self, kind: ChatKind) -> str:
+        return (self.group_about if kind == "group" else "") or self.about
 
 
-def _private(who: Who, text: str = "") -> Access:
-    return Access(who, PRIVATE, Refusal(text) if text else SEND_IN_PRIVATE)
+def _private(who: Who, about: str, text: str = "") -> Access:
+    wrong = Refusal(text) if text else SEND_IN_PRIVATE
+    return Access(who, PRIVATE, wrong, about, PRIVATE)
 
 
 COMMANDS: Mapping[str, Access] = {
-    "start": Access("anyone", BOTH),
-    "help": Access("anyone", BOTH),
-    "cancel": Access("anyone", BOTH),
+    "start": Access("anyone", BOTH, about=N_("Start"), menus=PRIVATE),
+    "help": Access("anyone", BOTH, about=N_("Help"), menus=BOTH),
+    "cancel": Access("anyone", BOTH, about=N_("Cancel the current action"), menus=PRIVATE),
+    "join": Access(
+        "anyone", BOTH, about=N_("Join: /join NICKNAME"), menus=GROUP
+    ),
+    "rating": Access(
+        "anyone",
+        BOTH,
+        about=N_("Standings and my points by game"),
+        menus=BOTH,
+        group_about=N_("Standings: /rating all for everyone"),
+    ),
+    "protest": Access(
+        "anyone", BOTH, about=N_("Protest a game (within 10 minutes)"), menus=BOTH
+    ),
+    "tournament": Access(
+        "anyone",
+        BOTH,
+        about=N_("Tournament: status, start, finish"),
+        menus=BOTH,
+        group_about=N_("Tournament"),
+    ),
+    "staff": Access("anyone", BOTH, about=N_("The tournament's judges"), menus=BOTH),
     "new_tournament": Access(
         "anyone",
         GROUP,
@@ -82,10 +113,21 @@ COMMANDS: Mapping[str, Access] = {
                 "then send the command there. You become its chief judge."
             )
         ),
+        about=N_("Create a tournament in this group"),
+        menus=GROUP,
     ),
-    "tournament": Access("anyone", BOTH),
-    "timezone": Access("chief", BOTH),
-    "staff": Access("anyone", BOTH),
+    "game": _private(
+        "staff",
+        N_("Enter a game (judge)"),
+        N_("Games are entered in a private chat with me: send /game there."),
+    ),
+    "timezone": Access(
+        "chief",
+        BOTH,
+        about=N_("The tournament's time zone (chief)"),
+        menus=BOTH,
+        group_about=N_("The tournament's time zone"),
+    ),
     "judge": Access(
         "chief",
         GROUP,
@@ -95,32 +137,58 @@ COMMANDS: Mapping[str, Access] = {
                 "person there, or use /invite_judge for a link."
             )
         ),
+        about=N_("Make a judge: reply /judge to his message in the group"),
     ),
-    "unjudge": Access("chief", GROUP, SEND_IN_GROUP),
-    "invite_judge": Access("chief", BOTH),
-    "invite_players": Access("chief", BOTH),
-    "revoke": Access("chief", BOTH),
-    "roster": Access("chief", BOTH),
-    "join": Access("anyone", BOTH),
-    "game": _private("staff", N_("Games are entered in a private chat with me: send /game there.")),
-    "games": _private("chief", N_("Send /games in a private chat with me.")),
-    "rating": Access("anyone", BOTH),
-    "protest": Access("anyone", BOTH),
-    "protests": _private("chief", N_("Send /protests to me in a private chat.")),
-    "lot": Access("chief", BOTH),
+    "unjudge": Access(
+        "chief",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("No longer a judge: reply /unjudge to his message in the group"),
+    ),
+    "invite_judge": Access(
+        "chief", BOTH, about=N_("Invite link for a judge"), menus=PRIVATE
+    ),
+    "invite_players": Access(
+        "chief", BOTH, about=N_("Invite link for players"), menus=PRIVATE
+    ),
+    "revoke": Access("chief", BOTH, about=N_("Revoke an invite link: /revoke TOKEN")),
+    "roster": Access("chief", BOTH, about=N_("Roster (one nickname a line)"), menus=PRIVATE),
+    "games": _private(
+        "chief",
+        N_("Games: correct or annul"),
+        N_("Send /games in a private chat with me."),
+    ),
+    "protests": _private(
+        "chief",
+        N_("Open protests (chief judge)"),
+        N_("Send /protests to me in a private chat."),
+    ),
+    "lot": Access("chief", BOTH, about=N_("Draw lots for ties (chief judge)"), menus=PRIVATE),
     "export": _private(
         "chief",
+        N_("Export: JSON, CSV, XLSX"),
         N_("Send /export to me in a private chat: the files are for the chief judge only."),
     ),
     "seating": _private(
         "chief",
+        N_("Seating plan (chief judge)"),
         N_(
             "Send /seating to me in a private chat: the chief judge makes the seating "
             "plan there."
         ),
     ),
-    "backup": _private("operator"),
+    "backup": _private("operator", N_("Database backup (operators)")),
 }
+
+
+def menu(kind: ChatKind) -> list[tuple[str, str]]:
+    """(command, English message id) of the command menu of a kind of chat."""
+    return [
+        (command, access.described(kind))
+        for command, access in COMMANDS.items()
+        if kind in access.menus
+    ]
+
 
 # By CallbackData prefix (the factories live beside the handlers that use them).
 CALLBACKS: Mapping[str, Access] = {

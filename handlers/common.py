@@ -8,30 +8,59 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.config import Settings
 from bot.db.connection import Database
+from bot.db.tournaments import CHIEF
+from bot.i18n import N_
 from bot.names import nick, quoted_title
 from bot.services.players import already_registered, registrations
+from bot.services.staff import staff_tournaments
+from handlers.access import COMMANDS, Who, is_operator
 
 router = Router(name="common")
 
 
-def help_text() -> str:
-    return _(
-        "I keep the standings of a sports-mafia tournament by the federation's rules.\n\n"
-        "<b>Players</b>: /join NICKNAME to enter a tournament, /rating for the standings, "
-        "/protest within 10 minutes of your game's end (8.8.1).\n"
-        "<b>Judges</b>: /game to enter a game, /cancel to stop.\n"
-        "<b>Chief judge</b>: /new_tournament in the tournament's group, /tournament, "
-        "/staff, /games, /protests, /lot, /export, /backup."
-    )
+# The sections of /help, in order: who may use a command (handlers.access) and its title.
+SECTIONS: tuple[tuple[Who, str], ...] = (
+    ("anyone", N_("Everyone")),
+    ("staff", N_("Judges")),
+    ("chief", N_("Chief judge")),
+    ("operator", N_("Operators")),
+)
+
+
+async def roles_of(db: Database, settings: Settings | None, user_id: int) -> set[Who]:
+    """What the reader is, in any of his tournaments (finished ones too)."""
+    held: set[Who] = {"anyone"}
+    for row in await staff_tournaments(db, user_id, finished=True):
+        held |= {"staff", "chief"} if row.role == CHIEF else {"staff"}
+    if is_operator(settings, user_id):
+        held.add("operator")
+    return held
+
+
+def help_text(roles: set[Who]) -> str:
+    """What the reader's roles let him do: every command of each, from the access table."""
+    lines = [_("I keep the standings of a sports-mafia tournament by the federation's rules.")]
+    for who, title in SECTIONS:
+        if who not in roles:
+            continue
+        lines.append("\n<b>" + _(title) + "</b>")
+        lines += [
+            f"/{command} — {_(access.about)}"
+            for command, access in COMMANDS.items()
+            if access.who == who and access.about
+        ]
+    return "\n".join(lines)
 
 
 @router.message(CommandStart(), F.chat.type == "private")
-async def start(message: Message, db: Database) -> None:
-    lines = [_("Hello! This is the tournament bot.")]
-    if message.from_user is not None:
-        lines += await who_you_are(db, message.from_user.id)
-    await message.answer("\n\n".join([*lines, help_text()]))
+async def start(message: Message, db: Database, settings: Settings | None = None) -> None:
+    assert message.from_user is not None  # the identity middleware: a real sender
+    user_id = message.from_user.id
+    lines = [_("Hello! This is the tournament bot."), *await who_you_are(db, user_id)]
+    roles = await roles_of(db, settings, user_id)
+    await message.answer("\n\n".join([*lines, help_text(roles)]))
 
 
 async def who_you_are(db: Database, user_id: int) -> list[str]:
@@ -50,8 +79,9 @@ async def who_you_are(db: Database, user_id: int) -> list[str]:
 
 
 @router.message(Command("help"))
-async def help_command(message: Message) -> None:
-    await message.answer(help_text())
+async def help_command(message: Message, db: Database, settings: Settings | None = None) -> None:
+    assert message.from_user is not None
+    await message.answer(help_text(await roles_of(db, settings, message.from_user.id)))
 
 
 @router.message(Command("cancel"))
@@ -68,6 +98,12 @@ async def unknown_command(message: Message) -> None:
     # Last handler of the last router: a command nobody else took. In a group an
     # unknown command may be for another bot, so only private chats get an answer.
     await message.answer(_("I don't know this command. /help lists what I can do."))
+
+
+@router.message(F.chat.type == "private")
+async def unplaced(message: Message) -> None:
+    # Last of all: text (or anything) no conversation of his was waiting for.
+    await message.answer(_("I don't know what to do with this here. /help lists what I can do."))
 
 
 @router.callback_query()

@@ -1,3 +1,4 @@
+from bot.db.connection import Database
 from tests.support import BotHarness
 
 
@@ -68,3 +69,34 @@ async def test_command_menus_are_set_in_russian_and_english(harness: BotHarness)
     assert any(c.command == "game" and c.description.startswith("Enter a game") for c in private_en)
     # Telegram's limits: descriptions up to 256 characters, commands up to 32.
     assert all(len(c.description) <= 256 and len(c.command) <= 32 for c in private_ru)
+
+
+async def test_help_shows_what_the_readers_role_can_do(harness: BotHarness, db: Database) -> None:
+    """A player sees the commands everyone has; a judge the judges' too; a chief judge
+    every command of his; an operator /backup: each with what it does."""
+    from bot.config import Settings
+    from handlers.access import COMMANDS
+    from tests.handlers.tournament_fixtures import running_tournament
+
+    await running_tournament(db, chief_id=301, judge_ids=[302], chat_id=-100301)
+    settings: Settings = harness.dispatcher["settings"]
+    settings.operator_ids = frozenset({301})
+    texts = {}
+    for user_id in (300, 302, 301):
+        user = harness.user(user_id, "U", language_code="en")
+        await harness.send(harness.updates.private_message(user, "/help"))
+        texts[user_id] = harness.session.last_text(user_id) or ""
+    player, judge, chief = texts[300], texts[302], texts[301]
+    assert "/rating — Standings and my points by game" in player
+    assert "<b>Judges</b>" not in player and "/game" not in player and "/backup" not in player
+    assert "/game — Enter a game (judge)" in judge and "/export" not in judge
+    assert all(f"/{command} — " in chief for command in COMMANDS), chief
+    assert "/judge — Make a judge: reply /judge to his message in the group" in chief
+
+
+async def test_text_nobody_waits_for_in_private_points_to_help(harness: BotHarness) -> None:
+    bob = harness.user(108, "Bob", language_code="en")
+    await harness.send(harness.updates.private_message(bob, "hello?"))
+    assert harness.session.last_text(108) == (
+        "I don't know what to do with this here. /help lists what I can do."
+    )
