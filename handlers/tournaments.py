@@ -296,8 +296,8 @@ def language_line(tournament: TournamentRow) -> str:
 
 def timezone_line(tournament: TournamentRow) -> str:
     return _(
-        "Times are shown in {zone}; /timezone changes it, e.g. "
-        "<code>/timezone Europe/Berlin</code>."
+        "Times are shown in {zone}; /timezone changes it: a city, an offset or an IANA "
+        "name, e.g. <code>/timezone Berlin</code> or <code>/timezone UTC+3</code>."
     ).format(zone=zone_label(tournament.timezone, utcnow()))
 
 
@@ -543,8 +543,9 @@ async def timezone_named(
 
 def current_timezone_text(tournament: TournamentRow) -> str:
     return _(
-        "Times of {title} are shown in {zone}. To change it: "
-        "<code>/timezone Area/City</code>, e.g. <code>/timezone Europe/Berlin</code>."
+        "Times of {title} are shown in {zone}. To change it: /timezone and a city, an "
+        "offset or an IANA name, e.g. <code>/timezone Berlin</code> or "
+        "<code>/timezone UTC+3</code>."
     ).format(title=quoted_title(tournament), zone=zone_label(tournament.timezone, utcnow()))
 
 
@@ -591,8 +592,9 @@ async def timezone_unknown(message: Message, command: CommandObject) -> None:
     """/timezone names something that is no time zone (the handlers above take the rest)."""
     await message.reply(
         _(
-            "«{name}» is not a time zone I know. Use an IANA name such as Europe/Moscow, "
-            "Europe/Berlin or Asia/Yekaterinburg, e.g. <code>/timezone Europe/Berlin</code>."
+            "«{name}» is not a time zone I know. Name a city (Moscow, Berlin), an offset "
+            "(UTC+3, MSK+2) or an IANA name (Asia/Yekaterinburg), e.g. "
+            "<code>/timezone Berlin</code>."
         ).format(name=html.escape((command.args or "").strip()[:64]))
     )
 
