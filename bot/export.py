@@ -177,7 +177,7 @@ def _csv(rows: Iterable[Sequence[Any]]) -> bytes:
 
 def standings_csv(data: ExportData) -> bytes:
     values = (
-        [format_points(v, minus="-") if isinstance(v, Fraction) else v for v in row]
+        [format_points(v, minus="-", point=".") if isinstance(v, Fraction) else v for v in row]
         for row in _standing_values(data)
     )
     return _csv([list(CSV_COLUMNS), *values])
@@ -370,13 +370,15 @@ def game_protocol(
             notes.append(_("disqualified (8.2.4)"))
         if seat.judge_extra:
             text = _("judge's points {points}").format(
-                points=format_points(Fraction(seat.judge_extra, 100))
+                points=format_points(Fraction(seat.judge_extra, 100), point=".")
             )
             if seat.chief_approved:
                 text += " " + _("(approved by the chief judge)")
             notes.append(text)
         notes += [_("penalty {rule}").format(rule=rule) for rule in seat.penalties]
-        points = format_points(breakdown.seats[seat.seat - 1].total) if breakdown else "—"
+        points = (
+            format_points(breakdown.seats[seat.seat - 1].total, point=".") if breakdown else "—"
+        )
         lines.append(
             f"| {seat.seat} | {_md(seat.nickname)} | {_role_name(seat.role)} | {points} | "
             + "; ".join(notes) + " |"

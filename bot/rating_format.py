@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from scoring import Result, Role, SeatPoints, StandingRow
+from scoring.judging import MINUS, format_points
 
 MESSAGE_LIMIT = 4096  # characters (UTF-16 code units) of a Telegram message
 CAPTION_LIMIT = 1024  # ...of a photo's caption
@@ -35,18 +37,23 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-MINUS = "\u2212"  # −: the one minus sign people read
+def decimal_point() -> str:
+    """The decimal separator of whoever reads the text now: a comma for Russian (0,4),
+    a dot otherwise (and in files, which pass ``point="."``)."""
+    i18n = I18n.get_current(no_error=True)
+    return "," if i18n is not None and i18n.current_locale == "ru" else "."
 
 
-def points(value: Fraction | int, *, minus: str = MINUS) -> str:
+def points(value: Fraction | int, *, minus: str = MINUS, point: str | None = None) -> str:
     """Exact points for display: 2 decimals, half away from zero (D3): 0.13, −0.50
-    (``minus="-"`` for files that programs read, e.g. CSV)."""
-    exact = Fraction(value)
-    hundredths, rest = divmod(abs(exact.numerator) * 100, exact.denominator)
-    if 2 * rest >= exact.denominator:
-        hundredths += 1
-    sign = minus if exact < 0 and hundredths else ""
-    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
+    (``minus="-"``, ``point="."`` for files that programs read, e.g. CSV); in the
+    reader's decimal separator unless ``point`` says."""
+    return format_points(value, fixed=True, minus=minus, point=point or decimal_point())
+
+
+def short_points(value: Fraction | int) -> str:
+    """Points as the judge's card and messages show them: 0.5, 1, −0.4 (0,5 in Russian)."""
+    return format_points(value, point=decimal_point())
 
 
 def place_labels(places: Sequence[int]) -> list[str]:

@@ -270,12 +270,15 @@ def first_killed_ci(tournament: Tournament, game: Game, *, replaces: str = "") -
 MINUS = "\u2212"  # −: the minus sign people read
 
 
-def format_points(value: Fraction | int, *, fixed: bool = False, minus: str = MINUS) -> str:
+def format_points(
+    value: Fraction | int, *, fixed: bool = False, minus: str = MINUS, point: str = "."
+) -> str:
     """Exact points for display, rounded half away from zero to 2 decimals (D3).
 
     Short by default ("0.5", "1", "−0.4": the judge's card and messages); ``fixed``
     keeps both decimals ("0.50", "1.00": tables of standings). ``minus="-"`` for files
-    that programs read (CSV, the command line).
+    that programs read (CSV, the command line); ``point`` is the decimal separator
+    (a comma for Russian readers).
     """
     exact = Fraction(value)
     scaled, rest = divmod(abs(exact.numerator) * 100, exact.denominator)
@@ -284,10 +287,10 @@ def format_points(value: Fraction | int, *, fixed: bool = False, minus: str = MI
     sign = minus if exact < 0 and scaled else ""
     whole, cents = divmod(scaled, 100)
     if fixed:
-        return f"{sign}{whole}.{cents:02d}"
+        return f"{sign}{whole}{point}{cents:02d}"
     if not cents:
         return f"{sign}{whole}"
-    return f"{sign}{whole}.{cents:02d}".rstrip("0")
+    return f"{sign}{whole}{point}{cents:02d}".rstrip("0")
 
 
 # A number of points as typed: digits, then "." or "," and decimals. The digits are

@@ -164,3 +164,18 @@ def test_game_block_lists_every_component() -> None:
 def test_game_block_of_an_annulled_game() -> None:
     block = game_block(GameView(1, 1, Result.RED, None, protests=((3, "upheld"),)))
     assert block == "<b>Round 1, table 1</b> · annulled, not counted · protest #3 upheld"
+
+
+def test_D3_russian_readers_get_a_decimal_comma_and_files_a_dot() -> None:
+    """0,4 in Russian messages and pictures, 0.4 in English ones and in every file; the
+    typographic minus for people, the ASCII one for programs."""
+    from bot.rating_format import short_points
+
+    i18n = create_i18n(LOCALES)
+    with i18n.context(), i18n.use_locale("ru"):
+        assert points(Fraction(2, 5)) == "0,40"
+        assert points(Fraction(-1, 2)) == "−0,50"
+        assert short_points(Fraction(2, 15)) == "0,13"
+        assert points(Fraction(2, 5), point=".", minus="-") == "0.40"
+    with i18n.context(), i18n.use_locale("en"):
+        assert points(Fraction(2, 5)) == "0.40" and short_points(Fraction(-2, 5)) == "−0.4"

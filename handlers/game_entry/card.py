@@ -4,7 +4,7 @@ Everything is rendered from a ``Draft`` and a ``View`` (what the database and th
 scoring engine say about it), in the locale that is current when ``render`` runs.
 Every user-provided string (nicknames, titles, typed filters) is HTML-escaped. The
 prompt is the step's own (``StepSpec.prompt``); points are shown by
-``scoring.format_points``.
+``bot.rating_format.short_points``.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.db.players import PlayerRow
+from bot.rating_format import short_points
 from bot.services import Refusal
 from handlers.game_entry.draft import Draft, approved_seats, problems
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints
-from scoring.judging import compensated, format_points, needs_approval
+from scoring.judging import compensated, needs_approval
 
 MAX_TEXT = 4096
 MAX_ISSUES = 12
@@ -108,7 +109,7 @@ class View:
 
 def hundredths(value: int) -> str:
     """Judge's points kept in hundredths, for display."""
-    return format_points(Fraction(value, 100))
+    return short_points(Fraction(value, 100))
 
 
 def seats_list(seats: Iterable[int]) -> str:
@@ -256,7 +257,7 @@ def points_lines(d: Draft, view: View) -> list[str]:
     for s in breakdown.seats:
         lines.append(
             f"{s.seat}. {html.escape(s.player)} ({ROLE_NAMES[s.role]}): {seat_points(s)} = "
-            f"<b>{format_points(s.total)}</b>"
+            f"<b>{short_points(s.total)}</b>"
         )
     first = d.first_killed
     if view.ci_info and first and compensated(d.role(first), d.result_value):
@@ -274,30 +275,30 @@ def ci_line(seat: int, info: tuple[int, int, Fraction]) -> str:
         "tournament, B = {b} (8.6.1). Ci depends on the whole tournament (D1): "
         "a later first-night death raises it in this game too.",
         i,
-    ).format(seat=seat, ci=format_points(ci), i=i, b=b)
+    ).format(seat=seat, ci=short_points(ci), i=i, b=b)
 
 
 def seat_points(s: SeatPoints) -> str:
     """What a seat's total is made of, e.g. "win 1 · judge 0.3"; "0" for nothing."""
     parts = []
     if s.win:
-        parts.append(_("win {value}").format(value=format_points(s.win)))
+        parts.append(_("win {value}").format(value=short_points(s.win)))
     if s.ci:
-        parts.append(_("Ci {value}").format(value=format_points(s.ci)))
+        parts.append(_("Ci {value}").format(value=short_points(s.ci)))
     if s.best_move:
-        parts.append(_("best move {value}").format(value=format_points(s.best_move)))
+        parts.append(_("best move {value}").format(value=short_points(s.best_move)))
     if s.judge:
-        part = _("judge {value}").format(value=format_points(s.judge))
+        part = _("judge {value}").format(value=short_points(s.judge))
         if s.judge_pending:
             part += " " + _("(awaits the chief judge's approval, D7)")
         elif not s.judge_counted:
             part += " " + _("(does not count: the best move is not less, 8.4.6)")
         parts.append(part)
     if s.penalties:
-        parts.append(_("penalties {value}").format(value=format_points(s.penalties)))
+        parts.append(_("penalties {value}").format(value=short_points(s.penalties)))
     if s.disqualification:
         parts.append(
-            _("disqualification {value}").format(value=format_points(s.disqualification))
+            _("disqualification {value}").format(value=short_points(s.disqualification))
         )
     return " · ".join(parts) if parts else "0"
 

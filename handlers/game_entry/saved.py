@@ -12,12 +12,13 @@ from bot.db import players, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.scoring_bridge import game_from_record
+from bot.rating_format import short_points
 from bot.standings import StandingsService
 from handlers.game_entry.card import MAX_TEXT, RESULT_NAMES, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
 from handlers.game_entry.flow import tournament_model
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
-from scoring.judging import first_killed_ci, format_points
+from scoring.judging import first_killed_ci
 
 
 async def saved_view(
@@ -60,7 +61,7 @@ def summary_line(
     )
     if breakdown is not None:
         points = ", ".join(
-            f"{s.seat}. {html.escape(s.player)} {format_points(s.total)}"
+            f"{s.seat}. {html.escape(s.player)} {short_points(s.total)}"
             for s in breakdown.seats
         )
         line += " " + _("Points: {points}").format(points=points)

@@ -11,6 +11,7 @@ from fractions import Fraction
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
+from bot.rating_format import short_points
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, hundredths, rule_refusal
 from handlers.game_entry.context import Ctx
@@ -28,7 +29,6 @@ from scoring.judging import (
     best_move_points,
     counted_extras,
     extra_limit,
-    format_points,
     judge_cap,
     judge_points_allowed,
     judge_points_count,
@@ -91,7 +91,7 @@ def prompt(d: Draft, view: View) -> list[str]:
             lines.append(
                 _("Seat {seat}: {value} does not count — his best move gives {best}, the "
                   "larger counts (8.4.6, D4).").format(
-                    seat=seat, value=hundredths(value), best=format_points(best)
+                    seat=seat, value=hundredths(value), best=short_points(best)
                 )
             )
     if d.sel not in caps(d):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
+from bot.rating_format import short_points
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import PENALTY_NAMES, ROLE_NAMES, View, rule_refusal
 from handlers.game_entry.context import Ctx
@@ -15,7 +16,7 @@ from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from scoring import PENALTY_RULES, SEAT_NUMBERS
-from scoring.judging import format_points, penalties_allowed, penalty_allowed, penalty_points
+from scoring.judging import penalties_allowed, penalty_allowed, penalty_points
 
 
 def allowed(d: Draft, seat: int) -> tuple[str, ...]:
@@ -57,7 +58,7 @@ def buttons(k: Keys, view: View) -> None:
     for n in offered:
         count = len(d.penalties.get(str(n), []))
         # What the seat's penalties cost (8.5: −0.4 each), e.g. "6 −0.4".
-        text = f"{n}" + (f" {format_points(penalty_points(count))}" if count else "")
+        text = f"{n}" + (f" {short_points(penalty_points(count))}" if count else "")
         labels.append(k.button(f"[{text}]" if n == d.sel else text, "seat", n))
     k.rows_of(labels, 5)
     if d.sel not in offered:  # no seat tapped yet: no reasons to tap
