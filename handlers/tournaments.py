@@ -32,6 +32,7 @@ from bot.config import Settings
 from bot.db.connection import Database
 from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, JUDGE, LANGUAGES, TournamentRow
+from bot.i18n import N_
 from bot.localtime import valid_timezone, zone_label
 from bot.names import quoted_title
 from bot.publishing import Publisher
@@ -252,11 +253,15 @@ async def reply_created(
 ) -> None:
     asked = not data.get("language")
     rights = str(data.get("rights") or "")
+    if asked:
+        # Until the chief judge answers, in his own language (the question in both).
+        text = created_text(tournament, rights, ask_language=True)
+        await message.reply(text, reply_markup=language_markup(tournament.id, rights))
+        return
     # The group reads the tournament's language from now on, this reply included.
     with i18n.use_locale(tournament.language):
-        text = created_text(tournament, rights, ask_language=asked)
-        markup = language_markup(tournament.id, rights) if asked else None
-    await message.reply(text, reply_markup=markup)
+        text = created_text(tournament, rights, ask_language=False)
+    await message.reply(text)
 
 
 def created_text(tournament: TournamentRow, rights: str, *, ask_language: bool) -> str:
@@ -279,13 +284,26 @@ def created_text(tournament: TournamentRow, rights: str, *, ask_language: bool) 
     if warning:
         text += "\n\n" + warning
     if ask_language:
-        text += "\n\n" + _(
-            "Which language shall I write in here? Russian unless the chief judge "
-            "chooses English."
-        )
+        text += "\n\n" + "\n".join(in_every_language(LANGUAGE_QUESTION))
     else:
         text += "\n\n" + language_line(tournament)
     return text
+
+
+LANGUAGE_QUESTION = N_(
+    "Which language shall I write in here? Russian unless the chief judge chooses English."
+)
+
+
+def in_every_language(msgid: str) -> list[str]:
+    """``msgid`` in the reader's language first, then in each other one: for a question
+    a group must understand before it has a language."""
+    i18n = I18n.get_current()
+    assert i18n is not None  # inside a handler (the i18n middleware)
+    first = i18n.current_locale
+    others = [code for code in LANGUAGES if code != first]
+    texts = [i18n.gettext(msgid, locale=first)]
+    return texts + [i18n.gettext(msgid, locale=code) for code in others]
 
 
 def language_line(tournament: TournamentRow) -> str:
