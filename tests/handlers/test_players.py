@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from aiogram.methods import SetMessageReaction
+from aiogram.types import ReactionTypeEmoji
+
 from bot.db import audit, invites, players
 from bot.db.connection import Database
 from bot.db.players import PlayerRow
@@ -51,9 +54,14 @@ async def test_join_in_the_group_and_the_chief_confirms(harness: BotHarness, db:
     t = await _setup(db)
     pete = harness.user(PETE, "Pete", language_code="en")
     await harness.say(pete, "/join   Alex ", chat_id=CHAT)
-    assert harness.session.last_text(CHAT) == (
+    # Answered privately with a 👍 on his /join: the group's 20 messages a minute are
+    # not spent on joins.
+    assert harness.session.last_text(PETE) == (
         "Your application as <b>Alex</b> to «Test Cup» is sent. The chief judge will confirm it."
     )
+    assert harness.session.sent_texts(CHAT) == []
+    [reaction] = harness.session.requests_of(SetMessageReaction)
+    assert reaction.chat_id == CHAT and reaction.reaction == [ReactionTypeEmoji(emoji="👍")]
     [player] = await _players(db, t.id)
     assert (player.nickname, player.user_id, player.status) == ("Alex", PETE, "pending")
 
@@ -186,7 +194,7 @@ async def test_claiming_a_roster_nickname_needs_the_chief(
     t = await _setup(db, players=["Bob"])
     pete = harness.user(PETE, "Pete", language_code="en")
     await harness.say(pete, "/join bob", chat_id=CHAT)
-    assert harness.session.last_text(CHAT) == (
+    assert harness.session.last_text(PETE) == (
         "<b>Bob</b> is on the roster of «Test Cup». I've asked the chief judge to confirm "
         "that it is you."
     )
@@ -409,3 +417,15 @@ async def test_applications_list_from_the_card(harness: BotHarness, db: Database
     assert [label for label, _ in buttons(refreshed)] == ["✅ Alex", "❌ Alex"]
     statuses = {p.nickname: p.status for p in await _players(db, t.id)}
     assert statuses == {"Alex": "pending", "Rita": "rejected"}
+
+
+async def test_a_join_from_someone_who_never_started_the_bot_is_answered_in_the_group(
+    harness: BotHarness, db: Database
+) -> None:
+    await _setup(db)
+    pete = harness.user(PETE, "Pete", language_code="en")
+    harness.session.telegram.users[PETE].started = False  # he never pressed Start
+    await harness.say(pete, "/join Alex", chat_id=CHAT)
+    assert harness.session.last_text(CHAT) == (
+        "Your application as <b>Alex</b> to «Test Cup» is sent. The chief judge will confirm it."
+    )

@@ -61,7 +61,7 @@ async def test_the_same_join_delivered_twice_is_applied_once(
         rows = await players.list_players(conn, t.id)
     assert [(p.nickname, p.status) for p in rows] == [("Alex", "pending")]
     assert len(harness.session.sent_texts(CHIEF)) == 1
-    assert len(harness.session.sent_texts(CHAT)) == 1
+    assert len(harness.session.sent_texts(PETE)) == 1  # his answer, privately
 
 
 # -- /backup --------------------------------------------------------------------------------
