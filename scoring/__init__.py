@@ -4,6 +4,8 @@ The rules are RULES.md (sections 8.2-8.7, decisions D1-D12); the command line is
 scoring-contract.md (``python -m scoring standings FILE``).
 
 * ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
+* ``ruleset`` — ``Ruleset`` (distance and B, compensation, a stage's carry and weight),
+  what every computation of points receives; ``PENALTIES``, one row per penalty of 8.5;
 * ``parse`` — ``parse_tournament(data)``, ``parse_game(data)``, ``load_json(text)``,
   ``InputError`` (a file that is not a tournament);
 * ``validate`` — ``validate_game(game)`` / ``validate_tournament(t)`` → ``[Problem]``,
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
         tournament_breakdowns,
     )
     from .problems import N_, Problem
+    from .ruleset import PENALTIES, Penalty, Ruleset
     from .standings import (
         GameTally,
         RunningTally,
@@ -145,6 +148,7 @@ _HOMES = {
         "points_hundredths",
     ),
     "problems": ("N_", "Problem"),
+    "ruleset": ("PENALTIES", "Penalty", "Ruleset"),
     "standings": (
         "GameTally",
         "RunningTally",
@@ -165,6 +169,7 @@ __all__ = [
     "EXTRA_STEP",
     "MINUS",
     "N_",
+    "PENALTIES",
     "PENALTY_RULES",
     "POINTS_PATTERN",
     "ROLE_COUNTS",
@@ -178,9 +183,11 @@ __all__ = [
     "GameTally",
     "InputError",
     "InvalidGameError",
+    "Penalty",
     "Problem",
     "Result",
     "Role",
+    "Ruleset",
     "RunningTally",
     "ScoredGames",
     "Seat",

@@ -20,6 +20,7 @@ from fractions import Fraction
 from .judging import format_points
 from .parse import InputError, load_json, read_game, read_head
 from .problems import Problem
+from .ruleset import Ruleset
 from .standings import Standings, Tally
 from .typing_shim import TYPE_CHECKING
 from .validate import check_ids, check_record
@@ -135,7 +136,7 @@ def _standings_command(file: str, output: str) -> int:
     if problems:
         sys.stderr.write("".join(f"{problem}\n" for problem in problems))
         return EXIT_INVALID
-    standings = tally.standings(head.distance, head.lot)
+    standings = tally.standings(Ruleset(head.distance), head.lot)
     text = standings_json(standings) if output == "json" else standings_table(standings)
     _write(sys.stdout, text + "\n")
     if standings.pending_games:
