@@ -14,6 +14,9 @@ scoring-contract.md (``python -m scoring standings FILE``).
   ``b_value(distance)``, ``ci_value(i, b)``;
 * ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``; ``game_tally(record)``
   and ``RunningTally``: the standings kept up to date game by game;
+* ``stages`` — a tournament of stages (D13-D16): ``tournament_standings(stages, games)``,
+  ``stage_standings(stage, own, before)``, ``cut(standings, n)`` (who is tied across
+  the cut, for a lot), ``check_entrants``, ``check_stages``, ``final_standings``;
 * ``incremental`` — ``ScoredGames``: a tournament's games each scored once, for a caller
   that keeps them between changes (standings, problems and breakdowns after one
   changed game cost that game, not the tournament).
@@ -85,6 +88,19 @@ if TYPE_CHECKING:
     )
     from .problems import N_, Problem
     from .ruleset import PENALTIES, Penalty, Ruleset
+    from .stages import (
+        STAGES,
+        Cut,
+        Stage,
+        StagedStandings,
+        StageStandings,
+        check_entrants,
+        check_stages,
+        cut,
+        final_standings,
+        stage_standings,
+        tournament_standings,
+    )
     from .standings import (
         GameTally,
         RunningTally,
@@ -112,6 +128,9 @@ _HOMES = {
     "points": (
         "GameBreakdown",
         "SeatPoints",
+    "Stage",
+    "StageStandings",
+    "StagedStandings",
         "b_value",
         "ci_value",
         "game_breakdown",
@@ -128,12 +147,15 @@ _HOMES = {
         "POINTS_PATTERN",
         "Cap",
         "CiInfo",
+    "Cut",
         "ExtraLimit",
         "best_move_allowed",
         "best_move_points",
         "compensated",
         "counted_extras",
+    "cut",
         "extra_limit",
+    "final_standings",
         "first_killed_ci",
         "first_night_deaths",
         "format_points",
@@ -159,6 +181,19 @@ _HOMES = {
         "unresolved_ties",
     ),
     "validate": ("InvalidGameError", "validate_game", "validate_tournament"),
+    "stages": (
+        "STAGES",
+        "Cut",
+        "Stage",
+        "StageStandings",
+        "StagedStandings",
+        "check_entrants",
+        "check_stages",
+        "cut",
+        "final_standings",
+        "stage_standings",
+        "tournament_standings",
+    ),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -175,8 +210,10 @@ __all__ = [
     "ROLE_COUNTS",
     "SEATS",
     "SEAT_NUMBERS",
+    "STAGES",
     "Cap",
     "CiInfo",
+    "Cut",
     "ExtraLimit",
     "Game",
     "GameBreakdown",
@@ -192,17 +229,24 @@ __all__ = [
     "ScoredGames",
     "Seat",
     "SeatPoints",
+    "Stage",
+    "StageStandings",
+    "StagedStandings",
     "StandingRow",
     "Standings",
     "Tournament",
     "b_value",
     "best_move_allowed",
     "best_move_points",
+    "check_entrants",
+    "check_stages",
     "ci_value",
     "compensated",
     "compute_standings",
     "counted_extras",
+    "cut",
     "extra_limit",
+    "final_standings",
     "first_killed_ci",
     "first_night_deaths",
     "format_points",
@@ -221,7 +265,9 @@ __all__ = [
     "penalty_allowed",
     "penalty_points",
     "points_hundredths",
+    "stage_standings",
     "tournament_breakdowns",
+    "tournament_standings",
     "unresolved_ties",
     "validate_game",
     "validate_tournament",

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from .model import Tournament
 
 
+Count = int | Fraction
+
+
 class StandingRow(NamedTuple):
     place: int  # 1-based; players still tied after 8.7.1-8.7.5 share a place
     player: str
@@ -36,10 +39,11 @@ class StandingRow(NamedTuple):
     main: Fraction  # wins + ci
     extra: Fraction  # 8.2.4, 8.3, 8.4, 8.5 (8.7.1)
     ci: Fraction  # compensation over the tournament (8.6)
-    wins: int  # 8.7.2
-    wins_don_sheriff: int  # 8.7.3
-    first_night_deaths: int  # any role (8.7.4)
-    games: int
+    # Counts; in a stage with factors other than 0 and 1 they may be fractions (D15).
+    wins: Count  # 8.7.2
+    wins_don_sheriff: Count  # 8.7.3
+    first_night_deaths: Count  # any role (8.7.4)
+    games: int  # in a stage: that stage's own games (D15)
 
 
 class Standings(NamedTuple):
@@ -82,7 +86,9 @@ def standings_of_records(
     return tally.standings(rules, lot)
 
 
-_Row = tuple[str, Fraction, Fraction, Fraction, Fraction, int, int, int, int]
+# A row before its place: the fields of ``StandingRow`` after ``place``.
+RawRow = tuple[str, Fraction, Fraction, Fraction, Fraction, Count, Count, Count, int]
+
 # What the games add up to, by player name, as ``Tally`` collects it: the seated players
 # of each game, each game's winners, the winning sheriffs/dons, the first-killed, those
 # of them who were red, those of them a game compensates, extra points in hundredths,
@@ -188,7 +194,7 @@ class Tally:
             )
             for player, played in games.items()
         ]
-        return Standings(B=rules.B, rows=_placed(rows, lot), pending_games=tuple(pending))
+        return Standings(B=rules.B, rows=placed_rows(rows, lot), pending_games=tuple(pending))
 
 
 def _row(
@@ -201,7 +207,7 @@ def _row(
     i: int,
     k: int,
     hundredths: int,
-) -> _Row:
+) -> RawRow:
     """One player's exact values from his counts over the tournament (8.6.1, 8.7, D1).
 
     Integer numerators over Ci's denominator (``Fraction`` arithmetic is slow):
@@ -278,7 +284,7 @@ class RunningTally:
     def __init__(self) -> None:
         self._counts: dict[str, list[int]] = {}
         self._changed: set[str] = set()
-        self._rows: dict[str, _Row] = {}
+        self._rows: dict[str, RawRow] = {}
         self._rules: Ruleset | None = None
 
     def add(self, tally: GameTally) -> None:
@@ -338,14 +344,14 @@ class RunningTally:
             else:
                 rows[player] = _row(player, rules, *mine)
         self._changed.clear()
-        placed = _placed(list(rows.values()), lot)
+        placed = placed_rows(list(rows.values()), lot)
         return Standings(B=rules.B, rows=placed, pending_games=tuple(pending_games))
 
 
 _ZERO = Fraction(0)
 
 
-def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
+def placed_rows(rows: list[RawRow], lot: Sequence[str]) -> tuple[StandingRow, ...]:
     """Order by 8.7-8.7.4, then the lot (8.7.5); players still tied share a place."""
     # Exact comparison on integers: every total and extra over a common denominator.
     scale = lcm(*(row[1].denominator for row in rows), *(row[3].denominator for row in rows), 1)
@@ -354,7 +360,7 @@ def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
         drawn.setdefault(name, position)
     not_drawn = len(drawn)
 
-    def key(row: _Row) -> tuple[int, int, int, int, int, int, str]:
+    def key(row: RawRow) -> tuple[int, int, Count, Count, Count, int, str]:
         player, total, _main, extra, _ci, won, won_leading, deaths, _games = row
         return (
             -(total.numerator * (scale // total.denominator)),  # 8.7
@@ -368,7 +374,7 @@ def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
 
     keyed = sorted((key(row), row) for row in rows)
     placed: list[StandingRow] = []
-    previous: tuple[int, ...] = ()
+    previous: tuple[Count, ...] = ()
     place = 0
     for position, (row_key, row) in enumerate(keyed, start=1):
         tied = row_key[:5] == previous[:5] and row[0] not in drawn and row_key[5] == previous[5]
