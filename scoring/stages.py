@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .model import Game
 
 STAGES = "stages"  # the "game id" of problems of the stages themselves
+_EXACT = frozenset({Fraction, int})
 RULE = "D13"
 _NONE: Mapping[str, str] = MappingProxyType({})
 
@@ -147,7 +148,10 @@ def check_stages(stages: Sequence[Stage]) -> list[Problem]:
             template = N_("stage {stage}: games_per_player must be a whole number, at least 1")
             add(_problem(STAGES, template, stage=name))
         for factor, value in (("carry", rules.carry), ("weight", rules.weight)):
-            if value < 0:
+            if value.__class__ not in _EXACT:  # D3: a float would round
+                template = N_("stage {stage}: {factor} {value} is not an exact number (D3)")
+                add(_problem(STAGES, template, stage=name, factor=factor, value=repr(value)))
+            elif value < 0:
                 template = N_("stage {stage}: {factor} is {value}; it may not be negative")
                 add(_problem(STAGES, template, stage=name, factor=factor, value=show_number(value)))
         if index == 0:

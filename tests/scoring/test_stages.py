@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import compute_standings
@@ -45,6 +45,7 @@ from .builders import game_json
 from .test_cli import KEYS, PROBLEM_LINE, scoring, write
 from .test_properties import SETTINGS, valid_tournaments
 
+FEW = settings(SETTINGS, max_examples=30)  # the suite stays quick
 A = [f"A{n}" for n in range(10)]
 B = [f"B{n}" for n in range(10)]
 QUALIFYING_GAMES = [
@@ -313,6 +314,29 @@ def test_d14_i_and_b_count_the_stage_own_games_only() -> None:
     assert found.stages[1].standings.B == 2  # still reported (contract)
 
 
+def test_d3_d15_half_of_a_third_of_0_4_stays_exact(tmp_path: Path) -> None:
+    players = [f"P{n}" for n in range(1, 11)]
+    shot = game_json("black", id="G1", players=players, first_killed=1, stage="one")
+    data = {
+        "distance": 10,
+        "stages": [
+            {"id": "one", "games_per_player": 7},  # B = round-half-up(2.8) = 3
+            {"id": "two", "games_per_player": 1, "entrants": 10, "carry": "0.5"},
+        ],
+        "games": [shot],
+    }
+    two = computed(data).stages[1].standings
+    p1 = {row.player: row for row in two.rows}["P1"]
+    assert p1.ci == F(1, 15) == p1.total  # 0.5 × 0.4 / 3, exactly
+    done = scoring("standings", write(tmp_path, data))
+    row = next(r for r in json.loads(done.stdout)["stages"][1]["standings"] if r["player"] == "P1")
+    assert abs(row["ci"] - 1 / 15) < 1e-12
+    inexact = Ruleset(1, carry=0.5)  # type: ignore[arg-type]
+    floats = [Stage("one", Ruleset(7)), Stage("two", inexact, entrants=10)]
+    with pytest.raises(InvalidGameError, match=r"carry 0\.5 is not an exact number \(D3\)"):
+        tournament_standings(floats, [("one", parse_game(shot))])
+
+
 def test_d15_figures_compound_over_three_stages() -> None:
     players = [f"P{n}" for n in range(1, 11)]
     win = game_json("black", players=players, judge_extras={"10": "0.3"})  # P10: don
@@ -343,7 +367,7 @@ def test_d13_check_entrants_and_stage_standings_refuse_a_non_entrant() -> None:
     ]
 
 
-@SETTINGS
+@FEW
 @given(valid_tournaments())
 def test_d15_one_stage_with_carry_0_and_weight_1_is_the_file_without_stages(
     t: Tournament,
@@ -356,7 +380,7 @@ def test_d15_one_stage_with_carry_0_and_weight_1_is_the_file_without_stages(
     assert found.final == stageless
 
 
-@SETTINGS
+@FEW
 @given(valid_tournaments(), st.fractions(min_value=F(1, 10), max_value=5, max_denominator=12))
 def test_d15_weight_scales_every_figure_exactly(t: Tournament, weight: Fraction) -> None:
     stageless = compute_standings(t)
