@@ -1,17 +1,17 @@
 """The scoring engine of the tournament bot: pure Python, no Telegram, no database.
 
-The rules are RULES.md (sections 8.2-8.7, decisions D1-D12); the command line is
+The rules are RULES.md (sections 8.2-8.7, decisions D1-D16); the command line is
 scoring-contract.md (``python -m scoring standings FILE``).
 
 * ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
 * ``ruleset`` — ``Ruleset`` (distance and B, compensation, a stage's carry and weight),
-  what every computation of points receives; ``PENALTIES``, one row per penalty of 8.5;
+  what every computation of points receives; ``b_value(distance)``, ``ci_value(i, b)``;
+  ``PENALTIES``, one row per penalty of 8.5;
 * ``parse`` — ``parse_tournament(data)``, ``parse_game(data)``, ``load_json(text)``,
   ``InputError`` (a file that is not a tournament);
 * ``validate`` — ``validate_game(game)`` / ``validate_tournament(t)`` → ``[Problem]``,
   every broken rule at once (``Problem.template`` / ``.params`` for translation);
-* ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``,
-  ``b_value(distance)``, ``ci_value(i, b)``;
+* ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``;
 * ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``; ``game_tally(record)``
   and ``RunningTally``: the standings kept up to date game by game;
 * ``stages`` — a tournament of stages (D13-D16): ``tournament_standings(stages, games)``,
@@ -80,14 +80,12 @@ if TYPE_CHECKING:
     from .points import (
         GameBreakdown,
         SeatPoints,
-        b_value,
-        ci_value,
         game_breakdown,
         game_ci,
         tournament_breakdowns,
     )
     from .problems import N_, Problem
-    from .ruleset import PENALTIES, Penalty, Ruleset
+    from .ruleset import PENALTIES, Penalty, Ruleset, b_value, ci_value
     from .stages import (
         STAGES,
         Cut,
@@ -128,11 +126,6 @@ _HOMES = {
     "points": (
         "GameBreakdown",
         "SeatPoints",
-    "Stage",
-    "StageStandings",
-    "StagedStandings",
-        "b_value",
-        "ci_value",
         "game_breakdown",
         "game_ci",
         "tournament_breakdowns",
@@ -147,15 +140,12 @@ _HOMES = {
         "POINTS_PATTERN",
         "Cap",
         "CiInfo",
-    "Cut",
         "ExtraLimit",
         "best_move_allowed",
         "best_move_points",
         "compensated",
         "counted_extras",
-    "cut",
         "extra_limit",
-    "final_standings",
         "first_killed_ci",
         "first_night_deaths",
         "format_points",
@@ -170,7 +160,7 @@ _HOMES = {
         "points_hundredths",
     ),
     "problems": ("N_", "Problem"),
-    "ruleset": ("PENALTIES", "Penalty", "Ruleset"),
+    "ruleset": ("PENALTIES", "Penalty", "Ruleset", "b_value", "ci_value"),
     "standings": (
         "GameTally",
         "RunningTally",

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from .record import Arrangement, GameRecord, record_of_game
 from .rules import Bonus, bonuses, disqualifications, outcome, penalty_points
-from .ruleset import Ruleset, b_value, ci_value
+from .ruleset import Ruleset
 from .table import Role
 from .typing_shim import TYPE_CHECKING, NamedTuple
 from .validate import InvalidGameError, check_record, check_records
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 __all__ = [
     "GameBreakdown",
     "SeatPoints",
-    "b_value",
-    "ci_value",
     "game_breakdown",
     "game_ci",
     "tournament_breakdowns",
