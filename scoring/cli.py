@@ -153,9 +153,8 @@ def _stages_command(head: TournamentHead, source: str, output: str) -> int:
     from .stages import score_stages
 
     stages, problems = read_stages(head.stages)
-    games = head.games
     records = []
-    for index, data in enumerate(games):
+    for index, data in enumerate(head.games):
         record = read_game(data, source, index)  # InputError: one line, the caller's
         records.append((cast("dict[str, object]", data).get("stage"), record))
     found, more = score_stages(stages, records)
