@@ -1,7 +1,7 @@
 """A file without ``stages`` prints byte for byte what it printed before stages (D13:
-such a file is one stage, exactly as before). The outputs in ``data/`` were written by
+such a file is one stage, exactly as before). The outputs in ``pinned/`` were written by
 the command line as it was then, for the shared example and a few generated files
-(``bench/scoring_bench.py``'s generator; one of them breaks rules), into ``pinned/``."""
+(``bench/scoring_bench.py``'s generator; one of them breaks rules)."""
 
 from __future__ import annotations
 
