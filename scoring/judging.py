@@ -114,8 +114,9 @@ def penalties_allowed(role: Role | None, result: Result | None) -> tuple[str, ..
 
 
 def penalty_points(rules: Sequence[str]) -> Fraction:
-    """What the penalties ``rules`` (rule ids, "8.5.1"…) cost together (8.5: −0.4 each)."""
-    return Fraction(sum(PENALTIES[rule].cost for rule in rules), 100)
+    """What the penalties ``rules`` (rule ids, "8.5.1"…) cost together (8.5: −0.4 each);
+    an id that names no penalty costs nothing here (validation reports it, rule 8.5)."""
+    return Fraction(sum(PENALTIES[rule].cost for rule in rules if rule in PENALTIES), 100)
 
 
 # -- judge's extra points (8.4, D4-D7) -----------------------------------------------------
