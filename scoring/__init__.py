@@ -15,8 +15,9 @@ scoring-contract.md (``python -m scoring standings FILE``).
 * ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``; ``game_tally(record)``
   and ``RunningTally``: the standings kept up to date game by game;
 * ``stages`` — a tournament of stages (D13-D16): ``tournament_standings(stages, games)``,
-  ``stage_standings(stage, own, before)``, ``cut(standings, n)`` (who is tied across
-  the cut, for a lot), ``check_entrants``, ``check_stages``, ``final_standings``;
+  ``staged_standings(stages, owns)``, ``stage_standings(stage, own, before)``,
+  ``cut(standings, n)`` (who is tied across the cut, for a lot), ``check_entrants``,
+  ``check_stages``, ``final_standings``;
 * ``incremental`` — ``ScoredGames``: a tournament's games each scored once, for a caller
   that keeps them between changes (standings, problems and breakdowns after one
   changed game cost that game, not the tournament).
@@ -97,6 +98,7 @@ if TYPE_CHECKING:
         cut,
         final_standings,
         stage_standings,
+        staged_standings,
         tournament_standings,
     )
     from .standings import (
@@ -182,6 +184,7 @@ _HOMES = {
         "cut",
         "final_standings",
         "stage_standings",
+        "staged_standings",
         "tournament_standings",
     ),
 }
@@ -256,6 +259,7 @@ __all__ = [
     "penalty_points",
     "points_hundredths",
     "stage_standings",
+    "staged_standings",
     "tournament_breakdowns",
     "tournament_standings",
     "unresolved_ties",

@@ -10,8 +10,9 @@ final standings list the last stage's entrants, then those who left after each s
 before, back to the first (D16).
 
 For the bot: ``tournament_standings(stages, games)`` computes everything at once;
-``stage_standings(stage, own, before)`` one stage from its own standings (e.g. from a
-``ScoredGames`` kept per stage); ``cut(standings, n)`` says who enters and who is tied
+``staged_standings(stages, owns)`` the same from each stage's own standings (e.g. from
+a ``ScoredGames`` kept per stage), ``stage_standings(stage, own, before)`` one stage;
+``cut(standings, n)`` says who enters and who is tied
 across the cut, for the chief judge's lot; ``check_entrants`` refuses a game that
 seats a non-entrant. Problems are ``Problem``s citing ``D13``: of a game under its id,
 of the stages themselves under ``STAGES``.
@@ -204,12 +205,31 @@ def score_stages(
         done.append(current)
         before = current
     pending = frozenset(game for stage in done for game in stage.standings.pending_games)
+    in_order = [record.id for _stage_id, record in games if record.id in pending]
+    return _staged(done, in_order), problems
+
+
+def staged_standings(stages: Sequence[Stage], owns: Sequence[Standings]) -> StagedStandings:
+    """Every stage's standings and the final ones from each stage's own standings
+    (``owns[k]``: stage k's games alone under ``stages[k].rules``, e.g. from a
+    ``ScoredGames`` kept per stage); raises ``InvalidGameError`` on a D13 problem (of
+    the stages' settings, or of the first stage that has one). Pending games are listed
+    stage by stage."""
+    problems = check_stages(stages)
+    if problems:
+        raise InvalidGameError(problems)
+    done: list[StageStandings] = []
+    for stage, own in zip(stages, owns, strict=True):
+        done.append(stage_standings(stage, own, done[-1] if done else None))
+    return _staged(done, [game for stage in done for game in stage.standings.pending_games])
+
+
+def _staged(done: Sequence[StageStandings], pending: Sequence[str]) -> StagedStandings:
+    """The stages and the final standings (D16): the first stage's B, ``pending``."""
     final = Standings(
-        B=done[0].standings.B,
-        rows=final_standings(done),
-        pending_games=tuple(record.id for _stage_id, record in games if record.id in pending),
+        B=done[0].standings.B, rows=final_standings(done), pending_games=tuple(pending)
     )
-    return StagedStandings(tuple(done), final), problems
+    return StagedStandings(tuple(done), final)
 
 
 def final_standings(stages: Sequence[StageStandings]) -> tuple[StandingRow, ...]:

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import compute_standings
+from scoring import ScoredGames, compute_standings
 from scoring.model import Tournament
 from scoring.parse import parse_game, read_stages
 from scoring.record import record_of_game
@@ -36,6 +36,7 @@ from scoring.stages import (
     check_entrants,
     cut,
     stage_standings,
+    staged_standings,
     tournament_standings,
 )
 from scoring.standings import Standings
@@ -352,6 +353,23 @@ def test_d15_figures_compound_over_three_stages() -> None:
     assert p10.player == "P10"
     assert p10.total == F(1, 3) * (F(1, 2) * own + F(3, 2) * own) + 2 * own
     assert p10.wins == F(1, 3) * (F(1, 2) + F(3, 2)) + 2 == p10.wins_don_sheriff
+
+
+def test_d13_d16_staged_standings_from_each_stage_own_standings_are_the_same() -> None:
+    """The bot's incremental path: a ``ScoredGames`` per stage, then the stages."""
+    data = staged()
+    stages, _problems = read_stages(data["stages"])
+    owns = []
+    for stage in stages:
+        scored = ScoredGames()
+        order = [g["id"] for g in data["games"] if g["stage"] == stage.id]
+        for g in data["games"]:
+            if g["stage"] == stage.id:
+                scored.put(g["id"], parse_game(g))
+        owns.append(scored.standings(stage.rules, order))
+    assert staged_standings(stages, owns) == computed(data)
+    with pytest.raises(InvalidGameError):
+        staged_standings([stages[0], stages[1]._replace(entrants=None)], owns)
 
 
 def test_d13_check_entrants_and_stage_standings_refuse_a_non_entrant() -> None:
