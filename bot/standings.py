@@ -197,12 +197,12 @@ class StandingsService:
             distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
         )
         scored, order = loaded.scored, tuple(loaded.ids)
-        standings = scored.standings(distance, order, tournament.lot)  # InvalidGameError
+        standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
         changes = scored.changes
 
         def breakdowns() -> dict[str, GameBreakdown]:
             if scored.changes != changes:  # games changed since: compute from this result's
                 return tournament_breakdowns(tournament)
-            return scored.breakdowns(distance, order)
+            return scored.breakdowns(tournament.ruleset, order)
 
         return TournamentStandings(tournament, standings, _compute=breakdowns)

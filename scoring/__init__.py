@@ -1,17 +1,23 @@
 """The scoring engine of the tournament bot: pure Python, no Telegram, no database.
 
-The rules are RULES.md (sections 8.2-8.7, decisions D1-D12); the command line is
+The rules are RULES.md (sections 8.2-8.7, decisions D1-D16); the command line is
 scoring-contract.md (``python -m scoring standings FILE``).
 
 * ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
+* ``ruleset`` — ``Ruleset`` (distance and B, compensation, a stage's carry and weight),
+  what every computation of points receives; ``b_value(distance)``, ``ci_value(i, b)``;
+  ``PENALTIES``, one row per penalty of 8.5;
 * ``parse`` — ``parse_tournament(data)``, ``parse_game(data)``, ``load_json(text)``,
   ``InputError`` (a file that is not a tournament);
 * ``validate`` — ``validate_game(game)`` / ``validate_tournament(t)`` → ``[Problem]``,
   every broken rule at once (``Problem.template`` / ``.params`` for translation);
-* ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``,
-  ``b_value(distance)``, ``ci_value(i, b)``;
+* ``points`` — ``game_breakdown(game, ci=...)``, ``tournament_breakdowns(t)``;
 * ``standings`` — ``compute_standings(t)``, ``unresolved_ties(t)``; ``game_tally(record)``
   and ``RunningTally``: the standings kept up to date game by game;
+* ``stages`` — a tournament of stages (D13-D16): ``tournament_standings(stages, games)``,
+  ``staged_standings(stages, owns)``, ``stage_standings(stage, own, before)``,
+  ``cut(standings, n)`` (who is tied across the cut, for a lot), ``check_entrants``,
+  ``check_stages``, ``final_standings``;
 * ``incremental`` — ``ScoredGames``: a tournament's games each scored once, for a caller
   that keeps them between changes (standings, problems and breakdowns after one
   changed game cost that game, not the tournament).
@@ -75,13 +81,26 @@ if TYPE_CHECKING:
     from .points import (
         GameBreakdown,
         SeatPoints,
-        b_value,
-        ci_value,
         game_breakdown,
         game_ci,
         tournament_breakdowns,
     )
     from .problems import N_, Problem
+    from .ruleset import PENALTIES, Penalty, Ruleset, b_value, ci_value
+    from .stages import (
+        STAGES,
+        Cut,
+        Stage,
+        StagedStandings,
+        StageStandings,
+        check_entrants,
+        check_stages,
+        cut,
+        final_standings,
+        stage_standings,
+        staged_standings,
+        tournament_standings,
+    )
     from .standings import (
         GameTally,
         RunningTally,
@@ -109,8 +128,6 @@ _HOMES = {
     "points": (
         "GameBreakdown",
         "SeatPoints",
-        "b_value",
-        "ci_value",
         "game_breakdown",
         "game_ci",
         "tournament_breakdowns",
@@ -145,6 +162,7 @@ _HOMES = {
         "points_hundredths",
     ),
     "problems": ("N_", "Problem"),
+    "ruleset": ("PENALTIES", "Penalty", "Ruleset", "b_value", "ci_value"),
     "standings": (
         "GameTally",
         "RunningTally",
@@ -155,6 +173,20 @@ _HOMES = {
         "unresolved_ties",
     ),
     "validate": ("InvalidGameError", "validate_game", "validate_tournament"),
+    "stages": (
+        "STAGES",
+        "Cut",
+        "Stage",
+        "StageStandings",
+        "StagedStandings",
+        "check_entrants",
+        "check_stages",
+        "cut",
+        "final_standings",
+        "stage_standings",
+        "staged_standings",
+        "tournament_standings",
+    ),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -165,37 +197,49 @@ __all__ = [
     "EXTRA_STEP",
     "MINUS",
     "N_",
+    "PENALTIES",
     "PENALTY_RULES",
     "POINTS_PATTERN",
     "ROLE_COUNTS",
     "SEATS",
     "SEAT_NUMBERS",
+    "STAGES",
     "Cap",
     "CiInfo",
+    "Cut",
     "ExtraLimit",
     "Game",
     "GameBreakdown",
     "GameTally",
     "InputError",
     "InvalidGameError",
+    "Penalty",
     "Problem",
     "Result",
     "Role",
+    "Ruleset",
     "RunningTally",
     "ScoredGames",
     "Seat",
     "SeatPoints",
+    "Stage",
+    "StageStandings",
+    "StagedStandings",
     "StandingRow",
     "Standings",
     "Tournament",
     "b_value",
     "best_move_allowed",
     "best_move_points",
+    "check_entrants",
+    "check_stages",
     "ci_value",
     "compensated",
     "compute_standings",
     "counted_extras",
+    "cut",
     "extra_limit",
+    "final_standings",
     "first_killed_ci",
     "first_night_deaths",
     "format_points",
@@ -214,7 +258,10 @@ __all__ = [
     "penalty_allowed",
     "penalty_points",
     "points_hundredths",
+    "stage_standings",
+    "staged_standings",
     "tournament_breakdowns",
+    "tournament_standings",
     "unresolved_ties",
     "validate_game",
     "validate_tournament",

@@ -18,14 +18,17 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from .judging import format_points
-from .parse import InputError, load_json, read_game, read_head
+from .parse import InputError, TournamentHead, load_json, read_game, read_head, read_stages
 from .problems import Problem
+from .ruleset import Ruleset
 from .standings import Standings, Tally
-from .typing_shim import TYPE_CHECKING
+from .typing_shim import TYPE_CHECKING, cast
 from .validate import check_ids, check_record
 
 if TYPE_CHECKING:
     from typing import BinaryIO
+
+    from .stages import StagedStandings
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -112,6 +115,8 @@ def _standings_command(file: str, output: str) -> int:
     source = "<stdin>" if file == "-" else file
     try:
         head = read_head(load_json(_read(file), source), source)
+        if head.stages is not None:
+            return _stages_command(head, source, output)
         # One pass, game by game: read (structure), check (rules), and add to the
         # standings while no game has broken a rule. Every problem is still found.
         problems: list[Problem] = []
@@ -135,12 +140,46 @@ def _standings_command(file: str, output: str) -> int:
     if problems:
         sys.stderr.write("".join(f"{problem}\n" for problem in problems))
         return EXIT_INVALID
-    standings = tally.standings(head.distance, head.lot)
+    standings = tally.standings(Ruleset(head.distance), head.lot)
     text = standings_json(standings) if output == "json" else standings_table(standings)
     _write(sys.stdout, text + "\n")
     if standings.pending_games:
         sys.stderr.write("".join(f"{warning}\n" for warning in pending_warnings(standings)))
     return EXIT_OK
+
+
+def _stages_command(head: TournamentHead, source: str, output: str) -> int:
+    """A file with ``stages`` (D13-D16): every stage's standings and the final ones."""
+    from .stages import score_stages
+
+    stages, problems = read_stages(head.stages)
+    records = []
+    for index, data in enumerate(head.games):
+        record = read_game(data, source, index)  # InputError: one line, the caller's
+        records.append((cast("dict[str, object]", data).get("stage"), record))
+    found, more = score_stages(stages, records)
+    problems.extend(more)
+    if found is None or problems:
+        sys.stderr.write("".join(f"{problem}\n" for problem in problems))
+        return EXIT_INVALID
+    text = staged_json(found) if output == "json" else staged_table(found)
+    _write(sys.stdout, text + "\n")
+    warnings = pending_warnings(found.final) + cut_warnings(found)
+    if warnings:
+        sys.stderr.write("".join(f"{warning}\n" for warning in warnings))
+    return EXIT_OK
+
+
+def cut_warnings(found: StagedStandings) -> list[str]:
+    """One ``stages: D13: ...`` line per stage whose entrants wait for a lot of the stage
+    before (tied across the cut, 8.7.5); its entrants are provisional until then."""
+    return [
+        f"stages: D13: stage {stage.stage.id}: {', '.join(stage.cut.tied)} are tied across the "
+        f"cut at {stage.cut.size} of the stage before; a lot must decide (8.7.5), "
+        "until then its entrants are provisional"
+        for stage in found.stages
+        if stage.cut is not None and not stage.cut.decided
+    ]
 
 
 def pending_warnings(standings: Standings) -> list[str]:
@@ -154,33 +193,51 @@ def pending_warnings(standings: Standings) -> list[str]:
 
 def standings_json(standings: Standings) -> str:
     """The contract's JSON: exact values turned into JSON numbers only here (D3)."""
-    return json.dumps(
-        {
-            "B": standings.B,
-            "pending_games": list(standings.pending_games),  # D7, in input order
-            "standings": [
-                {
-                    "place": row.place,
-                    "player": row.player,
-                    "total": _number(row.total),
-                    "main": _number(row.main),
-                    "extra": _number(row.extra),
-                    "ci": _number(row.ci),
-                    "wins": row.wins,
-                    "wins_don_sheriff": row.wins_don_sheriff,
-                    "first_night_deaths": row.first_night_deaths,
-                    "games": row.games,
-                }
-                for row in standings.rows
-            ],
-        },
-        ensure_ascii=False,  # no indent: json's C encoder
-    )
+    return json.dumps(_standings_object(standings), ensure_ascii=False)  # json's C encoder
 
 
-def _number(value: Fraction) -> float:
+def staged_json(found: StagedStandings) -> str:
+    """The contract's JSON of a file with stages: the final standings (D16), and each
+    stage's own."""
+    data = _standings_object(found.final)
+    data["stages"] = [
+        {"id": stage.stage.id, "B": stage.standings.B, "entrants": list(stage.entrants)}
+        | _standings_object(stage.standings, with_b=False)
+        for stage in found.stages
+    ]
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _standings_object(standings: Standings, with_b: bool = True) -> dict[str, object]:
+    head: dict[str, object] = {"B": standings.B} if with_b else {}
+    return head | {
+        "pending_games": list(standings.pending_games),  # D7, in input order
+        "standings": [
+            {
+                "place": row.place,
+                "player": row.player,
+                "total": _number(row.total),
+                "main": _number(row.main),
+                "extra": _number(row.extra),
+                "ci": _number(row.ci),
+                "wins": _count(row.wins),
+                "wins_don_sheriff": _count(row.wins_don_sheriff),
+                "first_night_deaths": _count(row.first_night_deaths),
+                "games": row.games,
+            }
+            for row in standings.rows
+        ],
+    }
+
+
+def _number(value: Fraction | int) -> float:
     """The float nearest to ``value`` (int / int is correctly rounded)."""
     return value.numerator / value.denominator
+
+
+def _count(value: Fraction | int) -> int | float:
+    """A count: an ``int``, or a float where a stage's factors made it a fraction (D15)."""
+    return value if value.__class__ is int else _number(value)
 
 
 _COLUMNS = (
@@ -207,9 +264,9 @@ def standings_table(standings: Standings) -> str:
             two_decimals(row.main),
             two_decimals(row.extra),
             two_decimals(row.ci),
-            str(row.wins),
-            str(row.wins_don_sheriff),
-            str(row.first_night_deaths),
+            _count_text(row.wins),
+            _count_text(row.wins_don_sheriff),
+            _count_text(row.first_night_deaths),
             str(row.games),
         ]
         for row in standings.rows
@@ -236,7 +293,25 @@ def standings_table(standings: Standings) -> str:
     return "\n".join(lines)
 
 
-def two_decimals(value: Fraction) -> str:
+def staged_table(found: StagedStandings) -> str:
+    """Each stage's table, then the final standings' (D16)."""
+    parts = [
+        f"Stage {stage.stage.id} ({len(stage.entrants)} entrants, carry "
+        f"{format_points(stage.stage.rules.carry, minus='-')}, weight "
+        f"{format_points(stage.stage.rules.weight, minus='-')}"
+        f"{'' if stage.stage.rules.compensation else ', no compensation'}):\n"
+        + standings_table(stage.standings)
+        for stage in found.stages
+    ]
+    parts.append("Final standings (D16):\n" + standings_table(found.final))
+    return "\n\n".join(parts)
+
+
+def _count_text(value: Fraction | int) -> str:
+    return str(value) if value.__class__ is int else two_decimals(value)
+
+
+def two_decimals(value: Fraction | int) -> str:
     """``value`` rounded half away from zero to 2 decimals, exactly: 0.125 → 0.13."""
     return format_points(value, fixed=True, minus="-")
 

@@ -25,7 +25,7 @@ from fractions import Fraction
 from .points import GameBreakdown, breakdown_of_record, game_ci
 from .problems import Problem
 from .record import GameRecord, record_of_game
-from .rules import b_value
+from .ruleset import Ruleset
 from .standings import GameTally, RunningTally, Standings, game_tally
 from .typing_shim import TYPE_CHECKING
 from .validate import InvalidGameError, check_ids, check_record
@@ -125,7 +125,7 @@ class ScoredGames:
         return found
 
     def standings(
-        self, distance: int, order: Sequence[Hashable], lot: Sequence[str] = ()
+        self, rules: Ruleset, order: Sequence[Hashable], lot: Sequence[str] = ()
     ) -> Standings:
         """``compute_standings`` of the games in ``order``; raises ``InvalidGameError``
         (with the same problems) if a game breaks a rule."""
@@ -136,19 +136,18 @@ class ScoredGames:
         games = self._games
         ahead = order if len(pending) > 1 else pending  # their order matters only then
         waiting = [games[key].record.id for key in ahead if key in pending]
-        return self._tally.standings(distance, lot, waiting)
+        return self._tally.standings(rules, lot, waiting)
 
-    def breakdowns(self, distance: int, order: Sequence[Hashable]) -> dict[str, GameBreakdown]:
+    def breakdowns(self, rules: Ruleset, order: Sequence[Hashable]) -> dict[str, GameBreakdown]:
         """``tournament_breakdowns`` of the games in ``order``: every game's per-seat
         points with the current Ci (D1). A game's breakdown is recomputed only when its
         Ci has changed since the last call."""
         problems = self.problems(order)
         if problems:
             raise InvalidGameError(problems)
-        b = b_value(distance)
         first_night_red = self._tally.first_night_red
         cis: dict[int, Fraction] = {}
-        none = game_ci(False, 0, b)
+        none = game_ci(False, 0, rules)
         found: dict[str, GameBreakdown] = {}
         for key in order:
             scored = self._games[key]
@@ -159,7 +158,7 @@ class ScoredGames:
             if tally.compensated and first is not None:
                 i = first_night_red(first)
                 found_ci = cis.get(i)
-                ci = cis[i] = game_ci(True, i, b) if found_ci is None else found_ci
+                ci = cis[i] = game_ci(True, i, rules) if found_ci is None else found_ci
             kept = scored.breakdown
             if kept is None or kept[0] != ci:
                 kept = scored.breakdown = (ci, breakdown_of_record(scored.record, ci))

@@ -38,18 +38,15 @@ from .rules import (
     JUDGE_PLAYERS_MAX,
     JUDGE_SUM_MAX,  # 8.4.2: at most 1.0 (hundredths) of what counts; re-exported
     JUDGE_WINNER_MAX,
-    PENALTY,
-    PENALTY_NEEDS,
-    b_value,
-    ci_value,
 )
 from .rules import best_move_points as _best_move_hundredths
-from .table import PENALTY_RULES, Result, Role
+from .ruleset import PENALTIES, PENALTY_RULES, Ruleset
+from .table import Result, Role
 from .typing_shim import TYPE_CHECKING, NamedTuple
 from .validate import DAY1_VOTED_OUT_MAX, check_record
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from .model import Game, Tournament
 
@@ -105,11 +102,10 @@ def best_move_allowed(first_killed: int | None, day1_voted_out: int | None) -> b
 def penalty_allowed(role: Role | None, result: Result | None, rule: str) -> bool:
     """Whether a seat of ``role`` may get penalty ``rule`` in a game of ``result`` (D8);
     False while the role or the result is not known."""
-    needs = PENALTY_NEEDS.get(rule)
-    if needs is None or role is None or result is None:
+    penalty = PENALTIES.get(rule)
+    if penalty is None or role is None or result is None:
         return False
-    roles, results = needs
-    return role.value in roles and result.value in results
+    return role.value in penalty.roles and result.value in penalty.results
 
 
 def penalties_allowed(role: Role | None, result: Result | None) -> tuple[str, ...]:
@@ -117,9 +113,10 @@ def penalties_allowed(role: Role | None, result: Result | None) -> tuple[str, ..
     return tuple(rule for rule in PENALTY_RULES if penalty_allowed(role, result, rule))
 
 
-def penalty_points(count: int) -> Fraction:
-    """What ``count`` penalties cost (8.5: −0.4 each)."""
-    return Fraction(PENALTY * count, 100)
+def penalty_points(rules: Sequence[str]) -> Fraction:
+    """What the penalties ``rules`` (rule ids, "8.5.1"…) cost together (8.5: −0.4 each);
+    an id that names no penalty costs nothing here (validation reports it, rule 8.5)."""
+    return Fraction(sum(PENALTIES[rule].cost for rule in rules if rule in PENALTIES), 100)
 
 
 # -- judge's extra points (8.4, D4-D7) -----------------------------------------------------
@@ -233,7 +230,7 @@ def compensated(role: Role | None, result: Result | None) -> bool:
 class CiInfo(NamedTuple):
     i: int  # first-night deaths as a civilian or the sheriff over the tournament
     b: int  # B of 8.6.1
-    ci: Fraction  # ci_value(i, B)
+    ci: Fraction  # Ruleset.ci(i): ci_value(i, B), 0 with compensation off (D14)
 
 
 def first_night_deaths(games: Iterable[Game], player: str, *, skip: str = "") -> int:
@@ -250,11 +247,16 @@ def first_night_deaths(games: Iterable[Game], player: str, *, skip: str = "") ->
     return count
 
 
-def first_killed_ci(tournament: Tournament, game: Game, *, replaces: str = "") -> CiInfo:
+def first_killed_ci(
+    tournament: Tournament, game: Game, *, replaces: str = "", rules: Ruleset | None = None
+) -> CiInfo:
     """(i, B, Ci) of ``game``'s first-killed player over ``tournament`` with ``game``
     counted (8.6.1, D1). ``replaces``: the id of the stored game ``game`` is a new
-    version of (a correction), not counted besides it."""
-    b = b_value(tournament.distance)
+    version of (a correction), not counted besides it. ``rules``: the ruleset the games
+    are scored by (a stage's, D14: then ``tournament`` holds that stage's games only);
+    by default the tournament's own."""
+    rules = tournament.ruleset if rules is None else rules
+    b = rules.B
     first = game.first_killed
     if first is None:
         return CiInfo(0, b, Fraction(0))
@@ -262,7 +264,7 @@ def first_killed_ci(tournament: Tournament, game: Game, *, replaces: str = "") -
     i = first_night_deaths(tournament.games, seat.player, skip=replaces)
     if seat.role.is_red:
         i += 1
-    return CiInfo(i, b, ci_value(i, b))
+    return CiInfo(i, b, rules.ci(i))
 
 
 # -- points for people (D3, D6) --------------------------------------------------------------

@@ -10,9 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .table import PENALTY_RULES, ROLE_COUNTS, SEAT_NUMBERS, SEATS, Result, Role
+from .ruleset import PENALTY_RULES, Ruleset
+from .table import ROLE_COUNTS, SEAT_NUMBERS, SEATS, Result, Role
 
-# Defined in ``table.py`` (cheap to import, no data classes) and part of this model.
+# Defined in ``table.py`` and ``ruleset.py`` (cheap to import, no data classes) and part
+# of this model.
 __all__ = [
     "PENALTY_RULES",
     "ROLE_COUNTS",
@@ -61,3 +63,8 @@ class Tournament:
     games: tuple[Game, ...]
     # the drawn lot (8.7.5, D12): still-tied players ordered by position here
     lot: tuple[str, ...] = ()
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """How the tournament is scored: one stage over its distance (D2)."""
+        return Ruleset(self.distance)

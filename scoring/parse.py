@@ -18,16 +18,30 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
 from operator import itemgetter
 from sys import intern
 
-from .record import SEAT_KEYS, GameRecord, JudgeValue, arrangement, game_of_record, hundredths
-from .typing_shim import TYPE_CHECKING
+from .problems import N_, Problem
+from .record import (
+    SEAT_KEYS,
+    GameRecord,
+    JudgeValue,
+    arrangement,
+    exact_number,
+    game_of_record,
+    hundredths,
+    show_given,
+)
+from .ruleset import Ruleset
+from .typing_shim import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .model import Game, Tournament
+    from .stages import Stage
 
 
 class InputError(ValueError):
@@ -88,14 +102,18 @@ def read_tournament(data: object, source: str = "<input>") -> TournamentRecords:
 
 
 class TournamentHead:
-    """A tournament file's own fields, its games still as decoded JSON objects."""
+    """A tournament file's own fields, its games still as decoded JSON objects; ``stages``
+    as decoded too (None: the file has none, it is one stage)."""
 
-    __slots__ = ("distance", "games", "lot")
+    __slots__ = ("distance", "games", "lot", "stages")
 
-    def __init__(self, distance: int, lot: tuple[str, ...], games: list[object]) -> None:
+    def __init__(
+        self, distance: int, lot: tuple[str, ...], games: list[object], stages: object = None
+    ) -> None:
         self.distance = distance
         self.lot = lot
         self.games = games
+        self.stages = stages
 
 
 def read_head(data: object, source: str = "<input>") -> TournamentHead:
@@ -117,7 +135,100 @@ def read_head(data: object, source: str = "<input>") -> TournamentHead:
         raise _missing(source, "games")
     if type(games) is not list:
         raise InputError(f"{source}: games: must be a list of games")
-    return TournamentHead(distance, tuple(lot), games)
+    return TournamentHead(distance, tuple(lot), games, data.get("stages"))
+
+
+def read_stages(data: object) -> tuple[list[Stage], list[Problem]]:
+    """A file's ``stages`` → ``Stage``s, with a D13 problem for each value of the wrong
+    kind (then a stand-in value, so that every problem is still found); the settings'
+    own rules are ``stages.check_stages``'s."""
+    from .stages import STAGES, Stage  # only for a file with stages
+
+    if type(data) is not list:
+        return [], [_stage_problem(STAGES, N_("stages must be a list of stages"))]
+    stages: list[Stage] = []
+    problems: list[Problem] = []
+    for index, item in enumerate(data):
+        if type(item) is not dict:
+            template = N_("stages[{index}] must be an object")
+            problems.append(_stage_problem(STAGES, template, index=index))
+            continue
+        stage_id = item.get("id")
+        if type(stage_id) is not str or not stage_id.strip():
+            template = N_("stages[{index}].id must be a non-empty string")
+            problems.append(_stage_problem(STAGES, template, index=index))
+            stage_id = f"stages[{index}]"
+        found: list[object] = []
+        for name, default, kind in _STAGE_FIELDS:
+            value = item.get(name)
+            if value is None:
+                value = default
+            elif not kind(value):
+                template = _STAGE_KINDS[name]
+                shown = show_given(value)
+                problems.append(_stage_problem(STAGES, template, stage=stage_id, value=shown))
+                value = default
+            elif name in ("carry", "weight"):
+                value = exact_number(value)
+            found.append(value)
+        games, entrants, carry, weight, compensation, lot, replaced = found
+        rules = Ruleset(
+            cast(int, games),
+            cast(bool, compensation),
+            cast(Fraction, carry),
+            cast(Fraction, weight),
+        )
+        stages.append(
+            Stage(
+                id=stage_id,
+                rules=rules,
+                entrants=cast("int | None", entrants),
+                replaced=cast("dict[str, str]", replaced),
+                lot=tuple(cast("list[str]", lot)),
+            )
+        )
+    return stages, problems
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int
+
+
+def _factor(value: object) -> bool:
+    return type(value) is not bool and exact_number(value) is not None
+
+
+def _names(value: object) -> bool:
+    return type(value) is list and all(type(name) is str for name in value)
+
+
+def _replacements(value: object) -> bool:
+    return type(value) is dict and all(type(name) is str for name in value.values())
+
+
+# A stage's fields: (name, default, the check of its kind); the problem of each kind.
+_STAGE_FIELDS: tuple[tuple[str, object, Callable[[object], bool]], ...] = (
+    ("games_per_player", 1, _whole),
+    ("entrants", None, _whole),
+    ("carry", Fraction(0), _factor),
+    ("weight", Fraction(1), _factor),
+    ("compensation", True, lambda value: type(value) is bool),
+    ("lot", (), _names),
+    ("replaced", {}, _replacements),
+)
+_STAGE_KINDS = {
+    "games_per_player": N_("stage {stage}: games_per_player {value} is not a whole number"),
+    "entrants": N_("stage {stage}: entrants {value} is not a whole number"),
+    "carry": N_("stage {stage}: carry {value} is not a number"),
+    "weight": N_("stage {stage}: weight {value} is not a number"),
+    "compensation": N_("stage {stage}: compensation {value} is not true or false"),
+    "lot": N_("stage {stage}: lot {value} is not a list of player names"),
+    "replaced": N_("stage {stage}: replaced {value} is not an object player → player"),
+}
+
+
+def _stage_problem(where: str, template: str, **params: object) -> Problem:
+    return Problem(where, "D13", template, params)
 
 
 _player = itemgetter("player")

@@ -11,15 +11,8 @@ from collections import Counter
 from fractions import Fraction
 
 from .record import Arrangement, GameRecord, record_of_game
-from .rules import (
-    Bonus,
-    b_value,
-    bonuses,
-    ci_value,
-    disqualifications,
-    outcome,
-    penalty_points,
-)
+from .rules import Bonus, bonuses, disqualifications, outcome, penalty_points
+from .ruleset import Ruleset
 from .table import Role
 from .typing_shim import TYPE_CHECKING, NamedTuple
 from .validate import InvalidGameError, check_record, check_records
@@ -30,8 +23,6 @@ if TYPE_CHECKING:
 __all__ = [
     "GameBreakdown",
     "SeatPoints",
-    "b_value",
-    "ci_value",
     "game_breakdown",
     "game_ci",
     "tournament_breakdowns",
@@ -75,7 +66,7 @@ def game_breakdown(game: Game, *, ci: Fraction) -> GameBreakdown:
     """Every seat's points in ``game``.
 
     ``ci`` is the Ci (8.6.1) of the game's first-killed player over the tournament,
-    ``ci_value(i, B)``; it is added only when the game compensates him (a civilian or
+    ``Ruleset.ci(i)``; it is added only when the game compensates him (a civilian or
     the sheriff shot on night 1 whose team lost). Raises ``InvalidGameError`` if the
     game breaks a rule.
     """
@@ -95,23 +86,23 @@ def tournament_breakdowns(tournament: Tournament) -> dict[str, GameBreakdown]:
     problems = check_records(records)
     if problems:
         raise InvalidGameError(problems)
-    b = b_value(tournament.distance)
+    rules = tournament.ruleset
     outcomes = [outcome(record, _teams(record)) for record in records]
     i = Counter(first for _won, _leader, first, first_red, _ci in outcomes if first_red)
     breakdowns: dict[str, GameBreakdown] = {}
     for record, (_won, _leader, first, _first_red, compensating) in zip(
         records, outcomes, strict=True
     ):
-        ci = game_ci(compensating, i[first], b)
+        ci = game_ci(compensating, i[first], rules)
         breakdowns[record.id] = breakdown_of_record(record, ci)
     return breakdowns
 
 
-def game_ci(compensating: bool, i: int, b: int) -> Fraction:
-    """The Ci a game gives its first-killed player: ``ci_value(i, B)`` with i his
-    first-night deaths as a red player over the whole tournament (8.6.1, D1), when the
-    game compensates him (8.6.2-8.6.3, ``rules.outcome``); else 0."""
-    return ci_value(i, b) if compensating else _ZERO
+def game_ci(compensating: bool, i: int, rules: Ruleset) -> Fraction:
+    """The Ci a game gives its first-killed player: ``rules.ci(i)`` with i his first-night
+    deaths as a red player over the whole tournament (8.6.1, D1), when the game
+    compensates him (8.6.2-8.6.3, ``rules.outcome``) and compensation is on (D14); else 0."""
+    return rules.ci(i) if compensating else _ZERO
 
 
 def breakdown_of_record(record: GameRecord, ci: Fraction) -> GameBreakdown:

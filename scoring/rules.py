@@ -2,7 +2,7 @@
 
 Points here are exact integers in hundredths (every point value but Ci is a multiple
 of 0.05), so per-game work needs no ``Fraction``; Ci (8.6.1) is the only value that is
-not, and ``ci_value`` gives it exactly. ``points.py`` turns these into per-seat
+not, and ``ruleset.ci_value`` gives it exactly. ``points.py`` turns these into per-seat
 ``Fraction``s for one game's card; ``standings.py`` sums them over a tournament.
 
 The functions assume a game without problems (``validate.py``), whose roles have an
@@ -11,16 +11,14 @@ The functions assume a game without problems (``validate.py``), whose roles have
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from .record import RESULTS, Arrangement, GameRecord
-from .table import Result, Role
+from .record import Arrangement, GameRecord
+from .ruleset import PENALTIES
+from .table import Result
 
 WIN = 100  # 8.2.1-8.2.2, hundredths
 BEST_MOVE_THREE = 40  # 8.3.4
 BEST_MOVE_TWO = 25  # 8.3.4
 DISQUALIFICATION = -50  # 8.2.4
-PENALTY = -40  # 8.5
 JUDGE_PLAYERS_MAX = 4  # 8.4.1
 JUDGE_SUM_MAX = 100  # 8.4.2
 JUDGE_WINNER_MAX = 70  # 8.4.3
@@ -28,36 +26,9 @@ JUDGE_LOSER_MAX = 40  # 8.4.4
 JUDGE_APPROVAL_ABOVE = 50  # 8.4.3, D7
 BEST_MOVE_NUMBERS_MAX = 3  # 8.3, 8.3.2
 BEST_MOVE_DAY1_LIMIT = 2  # 8.3.6: no best move when this many left by the day-1 voting
-CI_MAX = Fraction(2, 5)  # 8.6.1
 
 RED = Result.RED.value
 BLACK = Result.BLACK.value
-
-# D8: the roles (values) and results (values) each penalty of 8.5 needs: 8.5.1 and
-# 8.5.3 a civilian or the sheriff and a black win, 8.5.2 a civilian, 8.5.4 mafia or the
-# don and a red win.
-_RED_ROLES = frozenset({Role.CIVILIAN.value, Role.SHERIFF.value})
-_BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
-PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "8.5.1": (_RED_ROLES, frozenset({BLACK})),
-    "8.5.2": (frozenset({Role.CIVILIAN.value}), RESULTS),
-    "8.5.3": (_RED_ROLES, frozenset({BLACK})),
-    "8.5.4": (_BLACK_ROLES, frozenset({RED})),
-}
-
-
-def b_value(distance: int) -> int:
-    """B of 8.6.1: 40 % of the distance in games, rounded half up (D2)."""
-    if distance < 1:
-        raise ValueError(f"distance must be at least 1 game, not {distance}")
-    return (4 * distance + 5) // 10  # floor(0.4 × distance + 0.5), in integers
-
-
-def ci_value(i: int, b: int) -> Fraction:
-    """Ci of 8.6.1: i × 0.4 / B when i ≤ B, else 0.4 (B = 0: every i ≥ 1 is above B, D2)."""
-    if i > b:
-        return CI_MAX
-    return Fraction(2 * i, 5 * b) if i else Fraction(0)
 
 
 def winning_team(record: GameRecord) -> str | None:
@@ -159,9 +130,9 @@ def disqualifications(record: GameRecord) -> list[tuple[int, int]]:
 
 
 def penalty_points(record: GameRecord) -> list[tuple[int, int]]:
-    """(seat, -0.4 × number of penalties, in hundredths) for each penalised seat (8.5)."""
+    """(seat, the cost of its penalties in hundredths, −0.4 each) for each penalised seat (8.5)."""
     penalties: _Penalties = record.penalties  # type: ignore[assignment]
-    return [(seat, PENALTY * len(rules)) for seat, rules in penalties]
+    return [(seat, sum(PENALTIES[rule].cost for rule in rules)) for seat, rules in penalties]
 
 
 Bonus = tuple[int, int, int, bool, bool, int]

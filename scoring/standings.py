@@ -1,7 +1,7 @@
 """The tournament's standings (8.7): totals over all games, ordered and placed.
 
 Per game everything is summed in integer hundredths with the rules of ``rules.py``;
-exact ``Fraction``s are built once per player, Ci as k × ci_value(i, B) where k is
+exact ``Fraction``s are built once per player, Ci as k × Ruleset.ci(i) where k is
 the number of games that compensate him and i his first-night deaths as a red
 player (8.6.1, D1). The order compares exact values (D3).
 
@@ -20,19 +20,16 @@ from itertools import chain
 from math import lcm
 
 from .record import GameRecord, record_of_game
-from .rules import (
-    b_value,
-    bonuses,
-    ci_value,
-    disqualifications,
-    outcome,
-    penalty_points,
-)
+from .rules import bonuses, disqualifications, outcome, penalty_points
+from .ruleset import Ruleset
 from .typing_shim import TYPE_CHECKING, NamedTuple
 from .validate import InvalidGameError, check_records
 
 if TYPE_CHECKING:
     from .model import Tournament
+
+
+Count = int | Fraction
 
 
 class StandingRow(NamedTuple):
@@ -42,10 +39,11 @@ class StandingRow(NamedTuple):
     main: Fraction  # wins + ci
     extra: Fraction  # 8.2.4, 8.3, 8.4, 8.5 (8.7.1)
     ci: Fraction  # compensation over the tournament (8.6)
-    wins: int  # 8.7.2
-    wins_don_sheriff: int  # 8.7.3
-    first_night_deaths: int  # any role (8.7.4)
-    games: int
+    # Counts; in a stage with factors other than 0 and 1 they may be fractions (D15).
+    wins: Count  # 8.7.2
+    wins_don_sheriff: Count  # 8.7.3
+    first_night_deaths: Count  # any role (8.7.4)
+    games: int  # in a stage: that stage's own games (D15)
 
 
 class Standings(NamedTuple):
@@ -68,7 +66,7 @@ def compute_standings(tournament: Tournament) -> Standings:
     problems = check_records(records)
     if problems:
         raise InvalidGameError(problems)
-    return standings_of_records(tournament.distance, tournament.lot, records)
+    return standings_of_records(tournament.ruleset, tournament.lot, records)
 
 
 def unresolved_ties(tournament: Tournament) -> list[list[str]]:
@@ -78,17 +76,19 @@ def unresolved_ties(tournament: Tournament) -> list[list[str]]:
 
 
 def standings_of_records(
-    distance: int, lot: Sequence[str], records: Iterable[GameRecord]
+    rules: Ruleset, lot: Sequence[str], records: Iterable[GameRecord]
 ) -> Standings:
     """The standings of valid records (the caller has validated them)."""
     tally = Tally()
     add = tally.add
     for record in records:
         add(record)
-    return tally.standings(distance, lot)
+    return tally.standings(rules, lot)
 
 
-_Row = tuple[str, Fraction, Fraction, Fraction, Fraction, int, int, int, int]
+# A row before its place: the fields of ``StandingRow`` after ``place``.
+RawRow = tuple[str, Fraction, Fraction, Fraction, Fraction, Count, Count, Count, int]
+
 # What the games add up to, by player name, as ``Tally`` collects it: the seated players
 # of each game, each game's winners, the winning sheriffs/dons, the first-killed, those
 # of them who were red, those of them a game compensates, extra points in hundredths,
@@ -172,9 +172,8 @@ class Tally:
         self._totals = _new_totals()
         self.add = _adder(self._totals)
 
-    def standings(self, distance: int, lot: Sequence[str] = ()) -> Standings:
+    def standings(self, rules: Ruleset, lot: Sequence[str] = ()) -> Standings:
         seated, winners, leaders, deaths, red_deaths, compensations, extra, pending = self._totals
-        b = b_value(distance)
         games = Counter(chain.from_iterable(seated))
         wins = Counter(chain.from_iterable(winners))
         wins_leader = Counter(leaders)
@@ -184,7 +183,7 @@ class Tally:
         rows = [
             _row(
                 player,
-                b,
+                rules,
                 played,
                 wins[player],
                 wins_leader[player],
@@ -195,12 +194,12 @@ class Tally:
             )
             for player, played in games.items()
         ]
-        return Standings(B=b, rows=_placed(rows, lot), pending_games=tuple(pending))
+        return Standings(B=rules.B, rows=placed_rows(rows, lot), pending_games=tuple(pending))
 
 
 def _row(
     player: str,
-    b: int,
+    rules: Ruleset,
     played: int,
     won: int,
     won_leading: int,
@@ -208,13 +207,14 @@ def _row(
     i: int,
     k: int,
     hundredths: int,
-) -> _Row:
+) -> RawRow:
     """One player's exact values from his counts over the tournament (8.6.1, 8.7, D1).
 
     Integer numerators over Ci's denominator (``Fraction`` arithmetic is slow):
-    ci = k × Ci(i, B) (8.6.1), main = wins + ci, total = main + extra.
+    ci = k × Ci(i, B) (8.6.1; 0 with compensation off, D14), main = wins + ci,
+    total = main + extra.
     """
-    each = ci_value(i, b)
+    each = rules.ci(i)
     ci_over, over = k * each.numerator, each.denominator
     main_over = won * over + ci_over
     return (
@@ -279,13 +279,13 @@ class RunningTally:
     players plus the ordering, not the whole tournament.
     """
 
-    __slots__ = ("_b", "_changed", "_counts", "_rows")
+    __slots__ = ("_changed", "_counts", "_rows", "_rules")
 
     def __init__(self) -> None:
         self._counts: dict[str, list[int]] = {}
         self._changed: set[str] = set()
-        self._rows: dict[str, _Row] = {}
-        self._b: int | None = None
+        self._rows: dict[str, RawRow] = {}
+        self._rules: Ruleset | None = None
 
     def add(self, tally: GameTally) -> None:
         self._apply(tally, 1)
@@ -324,18 +324,17 @@ class RunningTally:
         self._changed.update(tally.players)
 
     def standings(
-        self, distance: int, lot: Sequence[str] = (), pending_games: Sequence[str] = ()
+        self, rules: Ruleset, lot: Sequence[str] = (), pending_games: Sequence[str] = ()
     ) -> Standings:
         """The standings of the games in the tally. ``pending_games`` are the ids of its
         games that wait for an approval (``GameTally.pending``), in the tournament's order:
         the tally keeps no order of games."""
-        b = b_value(distance)
         rows = self._rows
         changed: Iterable[str] = self._changed
-        if b != self._b:  # every Ci changes with B (8.6.1, D2)
+        if rules != self._rules:  # every Ci changes with B (8.6.1, D2) or compensation (D14)
             rows.clear()
             changed = list(self._counts)
-            self._b = b
+            self._rules = rules
         counts = self._counts
         for player in changed:
             mine = counts.get(player)
@@ -343,16 +342,16 @@ class RunningTally:
                 counts.pop(player, None)
                 rows.pop(player, None)
             else:
-                rows[player] = _row(player, b, *mine)
+                rows[player] = _row(player, rules, *mine)
         self._changed.clear()
-        placed = _placed(list(rows.values()), lot)
-        return Standings(B=b, rows=placed, pending_games=tuple(pending_games))
+        placed = placed_rows(list(rows.values()), lot)
+        return Standings(B=rules.B, rows=placed, pending_games=tuple(pending_games))
 
 
 _ZERO = Fraction(0)
 
 
-def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
+def placed_rows(rows: list[RawRow], lot: Sequence[str]) -> tuple[StandingRow, ...]:
     """Order by 8.7-8.7.4, then the lot (8.7.5); players still tied share a place."""
     # Exact comparison on integers: every total and extra over a common denominator.
     scale = lcm(*(row[1].denominator for row in rows), *(row[3].denominator for row in rows), 1)
@@ -361,7 +360,7 @@ def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
         drawn.setdefault(name, position)
     not_drawn = len(drawn)
 
-    def key(row: _Row) -> tuple[int, int, int, int, int, int, str]:
+    def key(row: RawRow) -> tuple[int, int, Count, Count, Count, int, str]:
         player, total, _main, extra, _ci, won, won_leading, deaths, _games = row
         return (
             -(total.numerator * (scale // total.denominator)),  # 8.7
@@ -375,7 +374,7 @@ def _placed(rows: list[_Row], lot: Sequence[str]) -> tuple[StandingRow, ...]:
 
     keyed = sorted((key(row), row) for row in rows)
     placed: list[StandingRow] = []
-    previous: tuple[int, ...] = ()
+    previous: tuple[Count, ...] = ()
     place = 0
     for position, (row_key, row) in enumerate(keyed, start=1):
         tied = row_key[:5] == previous[:5] and row[0] not in drawn and row_key[5] == previous[5]

@@ -12,7 +12,6 @@ from enum import StrEnum
 
 SEATS = 10
 SEAT_NUMBERS = range(1, SEATS + 1)
-PENALTY_RULES = ("8.5.1", "8.5.2", "8.5.3", "8.5.4")
 
 
 class Role(StrEnum):

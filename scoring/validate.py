@@ -37,12 +37,12 @@ from .rules import (
     JUDGE_PLAYERS_MAX,
     JUDGE_SUM_MAX,
     JUDGE_WINNER_MAX,
-    PENALTY_NEEDS,
     bonuses,
     team_seats,
     winning_team,
 )
-from .table import PENALTY_RULES, ROLE_COUNTS, Result, Role
+from .ruleset import PENALTIES
+from .table import ROLE_COUNTS, Result, Role
 from .typing_shim import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -376,28 +376,6 @@ def _judge_value_problem(
     add(_problem(game_id, "D6", template, seat=show_given(seat), value=show_given(shown)))
 
 
-# D8 (``rules.PENALTY_NEEDS``): what each penalty of 8.5 needs, and how it is told.
-_PENALTY_TEMPLATES = {
-    "8.5.1": N_(
-        "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-        "seat {seat} is {role}, result {result}"
-    ),
-    "8.5.2": N_("penalty {penalty} needs a civilian (D8); seat {seat} is {role}"),
-    "8.5.3": N_(
-        "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
-        "seat {seat} is {role}, result {result}"
-    ),
-    "8.5.4": N_(
-        "penalty {penalty} needs mafia or the don and a red win (D8); "
-        "seat {seat} is {role}, result {result}"
-    ),
-}
-_PENALTY_NEEDS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
-    rule: (*PENALTY_NEEDS[rule], template) for rule, template in _PENALTY_TEMPLATES.items()
-}
-assert set(_PENALTY_NEEDS) == set(PENALTY_RULES)
-
-
 def _check_penalties(record: GameRecord, teams: Arrangement | None, add: _Add) -> None:
     game_id = record.id
     for seat, rules in record.penalties:
@@ -412,8 +390,8 @@ def _check_penalties(record: GameRecord, teams: Arrangement | None, add: _Add) -
                 )
             )
         for rule in rules:
-            needs = _PENALTY_NEEDS.get(rule) if isinstance(rule, str) else None
-            if needs is None:
+            penalty = PENALTIES.get(rule) if isinstance(rule, str) else None
+            if penalty is None:
                 add(
                     _problem(
                         game_id,
@@ -426,14 +404,13 @@ def _check_penalties(record: GameRecord, teams: Arrangement | None, add: _Add) -
                 continue
             if not seat_ok or teams is None:
                 continue
-            roles, results, template = needs
             role = record.roles[seat - 1]  # type: ignore[operator]  # is_seat: an int 1-10
-            if role not in roles or record.result not in results:
+            if role not in penalty.roles or record.result not in penalty.results:  # D8
                 add(
                     _problem(
                         game_id,
-                        str(rule),
-                        template,
+                        penalty.id,
+                        penalty.needs,
                         penalty=rule,
                         seat=seat,
                         role=str(role),

@@ -25,6 +25,7 @@ from handlers.game_entry.draft import Draft, approved_seats, problems
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints
 from scoring.judging import compensated, needs_approval
+from scoring.ruleset import PENALTIES
 
 MAX_TEXT = 4096
 MAX_ISSUES = 12
@@ -40,12 +41,7 @@ RESULT_NAMES = {
     Result.BLACK: __("black win"),
     Result.DRAW: __("draw"),
 }
-PENALTY_NAMES = {
-    "8.5.1": __("broke into a red player with 10 at the table; red lost"),
-    "8.5.2": __("broke into a red player with 4 at the table when voting out two would win"),
-    "8.5.3": __("claimed a knowingly false check and left it; red lost"),
-    "8.5.4": __("claimed sheriff with a red check on the real sheriff; black lost"),
-}
+PENALTY_NAMES = {rule: __(penalty.name) for rule, penalty in PENALTIES.items()}  # 8.5
 _ROLE_VALUES = frozenset(r.value for r in Role)
 _RESULT_VALUES = frozenset(r.value for r in Result)
 

@@ -23,6 +23,7 @@ from scoring import (
 )
 from scoring.model import Game, Result, Tournament
 from scoring.record import record_of_game
+from scoring.ruleset import Ruleset
 from scoring.standings import standings_of_records
 
 from .builders import game, names
@@ -38,13 +39,13 @@ def assert_same_as_whole(scored: ScoredGames, t: Tournament, order: list[int]) -
     assert scored.problems(order) == problems
     if problems:
         with pytest.raises(InvalidGameError) as raised:
-            scored.standings(t.distance, order, t.lot)
+            scored.standings(t.ruleset, order, t.lot)
         assert raised.value.problems == tuple(problems)
         with pytest.raises(InvalidGameError):
-            scored.breakdowns(t.distance, order)
+            scored.breakdowns(t.ruleset, order)
         return
-    assert scored.standings(t.distance, order, t.lot) == compute_standings(t)
-    got = scored.breakdowns(t.distance, order)
+    assert scored.standings(t.ruleset, order, t.lot) == compute_standings(t)
+    got = scored.breakdowns(t.ruleset, order)
     expected = tournament_breakdowns(t)
     assert got == expected and list(got) == list(expected)
 
@@ -94,14 +95,16 @@ def test_running_tally_after_removals_is_the_tally_of_what_is_left(
     tallies = [game_tally(record) for record in records]
     for tally in tallies:
         running.add(tally)
-    running.standings(10)  # rows are kept from here on
+    running.standings(Ruleset(10))  # rows are kept from here on
     removed = data.draw(st.sets(st.integers(0, len(records) - 1)))
     for index in removed:
         running.remove(tallies[index])
     left = [r for n, r in enumerate(records) if n not in removed]
     pending = [t.game_id for n, t in enumerate(tallies) if n not in removed and t.pending]
     distance = data.draw(st.integers(1, 12))
-    assert running.standings(distance, (), pending) == standings_of_records(distance, (), left)
+    assert running.standings(Ruleset(distance), (), pending) == standings_of_records(
+        Ruleset(distance), (), left
+    )
 
 
 def test_a_breakdown_is_kept_until_its_ci_changes_D1() -> None:
@@ -111,11 +114,11 @@ def test_a_breakdown_is_kept_until_its_ci_changes_D1() -> None:
     scored = ScoredGames()
     scored.put(1, first)
     scored.put(2, other)
-    before = scored.breakdowns(10, [1, 2])
+    before = scored.breakdowns(Ruleset(10), [1, 2])
     assert before["R1"].seats[0].ci == Fraction(1, 10)  # i = 1, B = 4
     # P1 shot on night 1 again, as a red player: i = 2 changes R1's Ci (D1) only.
     scored.put(3, game("red", id="R3", first_killed=1))
-    after = scored.breakdowns(10, [1, 2, 3])
+    after = scored.breakdowns(Ruleset(10), [1, 2, 3])
     assert after["R1"].seats[0].ci == Fraction(1, 5)
     assert after["R2"] is before["R2"]  # kept: its Ci did not change
     t = Tournament(10, (first, other, game("red", id="R3", first_killed=1)))
@@ -141,10 +144,10 @@ def test_games_sharing_an_id_break_rule_id_until_one_goes() -> None:
     scored.put(2, game(id="R1", players=names("Q")))
     assert [p.rule for p in scored.problems([1, 2])] == ["id"]
     with pytest.raises(InvalidGameError):
-        scored.standings(10, [1, 2])
+        scored.standings(Ruleset(10), [1, 2])
     scored.discard(1)
     assert scored.problems([2]) == []
-    assert scored.standings(10, [2]).rows[0].wins == 1
+    assert scored.standings(Ruleset(10), [2]).rows[0].wins == 1
 
 
 def test_pending_games_are_listed_in_the_order_given_D7() -> None:
@@ -152,21 +155,21 @@ def test_pending_games_are_listed_in_the_order_given_D7() -> None:
     scored = ScoredGames()
     scored.put("x", game(id="R2", judge=waiting))
     scored.put("y", game(id="R1", judge=waiting, players=names("Q")))
-    assert scored.standings(10, ["y", "x"]).pending_games == ("R1", "R2")
-    assert scored.standings(10, ["x", "y"]).pending_games == ("R2", "R1")
+    assert scored.standings(Ruleset(10), ["y", "x"]).pending_games == ("R1", "R2")
+    assert scored.standings(Ruleset(10), ["x", "y"]).pending_games == ("R2", "R1")
 
 
 def test_order_must_name_every_game() -> None:
     scored = ScoredGames()
     scored.put(1, game(id="R1"))
     with pytest.raises(ValueError):
-        scored.standings(10, [])
+        scored.standings(Ruleset(10), [])
 
 
 def test_game_ci_is_ci_value_for_a_compensating_game_only() -> None:
-    assert game_ci(True, 2, 4) == Fraction(1, 5)  # 2 × 0.4 / 4 (8.6.1)
-    assert game_ci(True, 5, 4) == Fraction(2, 5)  # i above B: 0.4
-    assert game_ci(False, 2, 4) == 0  # a red win or a draw compensates nobody (8.6.2)
+    assert game_ci(True, 2, Ruleset(10)) == Fraction(1, 5)  # 2 × 0.4 / 4 (8.6.1)
+    assert game_ci(True, 5, Ruleset(10)) == Fraction(2, 5)  # i above B: 0.4
+    assert game_ci(False, 2, Ruleset(10)) == 0  # a red win or a draw compensates nobody (8.6.2)
 
 
 def test_game_tally_of_a_black_win_with_the_first_killed_civilian() -> None:

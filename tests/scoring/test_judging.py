@@ -77,7 +77,7 @@ def test_d8_nothing_is_offered_before_the_role_and_the_result_are_known() -> Non
     assert penalties_allowed(None, Result.BLACK) == ()
     assert penalties_allowed(Role.CIVILIAN, None) == ()
     assert not penalty_allowed(Role.CIVILIAN, Result.BLACK, "8.5.9")
-    assert penalty_points(2) == Fraction(-4, 5)
+    assert penalty_points(["8.5.1", "8.5.3"]) == Fraction(-4, 5)
 
 
 # -- judge's extra points (8.4, D4-D7) ----------------------------------------------------------

@@ -368,11 +368,12 @@ def test_the_command_line_path_gives_the_same_standings_as_the_model(t: Tourname
 
     from scoring import load_json, parse_tournament
     from scoring.parse import read_tournament
+    from scoring.ruleset import Ruleset
     from scoring.standings import standings_of_records
     from scoring.validate import check_records
 
     data = load_json(json.dumps(as_json(t)))
     read = read_tournament(data)
     assert check_records(read.games) == []
-    fast = standings_of_records(read.distance, read.lot, read.games)
+    fast = standings_of_records(Ruleset(read.distance), read.lot, read.games)
     assert fast == compute_standings(t) == compute_standings(parse_tournament(data))

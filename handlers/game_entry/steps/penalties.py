@@ -56,9 +56,9 @@ def buttons(k: Keys, view: View) -> None:
     offered = seats(d)
     labels = []
     for n in offered:
-        count = len(d.penalties.get(str(n), []))
+        given = d.penalties.get(str(n), [])
         # What the seat's penalties cost (8.5: −0.4 each), e.g. "6 −0.4".
-        text = f"{n}" + (f" {short_points(penalty_points(count))}" if count else "")
+        text = f"{n}" + (f" {short_points(penalty_points(given))}" if given else "")
         labels.append(k.button(f"[{text}]" if n == d.sel else text, "seat", n))
     k.rows_of(labels, 5)
     if d.sel not in offered:  # no seat tapped yet: no reasons to tap
