@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from aiogram.utils.i18n import gettext as _
 
+from bot.i18n import N_
 from bot.rating_format import (
     MESSAGE_LIMIT,
     Pages,
@@ -55,6 +56,16 @@ class TableText:
     rows: list[str]
 
 
+# One msgid for the whole header row: its words only make sense together. The text
+# tables and the picture name each column alike.
+COLUMNS = N_("#|Player|Total|Extra|Wins|Ci|Games")
+
+
+def columns() -> list[str]:
+    """Place, nickname, total, extra points, wins, Ci, games: in the reader's words."""
+    return split_labels(_(COLUMNS), COLUMNS)
+
+
 def standings_table(
     rows: Sequence[StandingRow],
     *,
@@ -69,8 +80,7 @@ def standings_table(
     """
     places = list(all_places) if all_places is not None else [r.place for r in rows]
     labels = place_labels(places)[: len(rows)]
-    # One msgid for the whole header row: its words only make sense together.
-    heads = split_labels(_("#|Player|Total|Extra|W|Ci"), "#|Player|Total|Extra|W|Ci")
+    heads = columns()[:6]  # the picture's, without its games column
     cells = [
         (label, row.player, points(row.total), points(row.extra), str(row.wins), points(row.ci))
         for label, row in zip(labels, rows, strict=True)
@@ -99,23 +109,35 @@ def standings_table(
 
 
 def live_message(
-    title: str, standings: Standings, *, max_rows: int = LIVE_ROWS, limit: int = MESSAGE_LIMIT
+    title: str,
+    standings: Standings,
+    *,
+    pending: Mapping[str, PendingGame] | None = None,
+    pending_players: Collection[str] = (),
+    max_rows: int = LIVE_ROWS,
+    limit: int = MESSAGE_LIMIT,
 ) -> str:
     """The group's live standings message: the /rating table (place, nickname, total,
-    extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters."""
+    extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters;
+    players of games that may still change (``pending``: points awaiting approval,
+    open protests) marked as in /rating."""
     rows = standings.rows
     head = f"<b>{html.escape(title)}</b>\n" + standings_after(_games_played(standings))
     if not rows:
         return head + "\n" + _("No games counted yet.")
     notes = []
-    if standings.pending_games:
+    if pending:
+        notes.append(pending_note(pending))
+    elif standings.pending_games:
         notes.append(
             _("Not counted until the chief judge approves the judge's points (8.4.3, D7): {games}")
             .format(games=", ".join(standings.pending_games))
         )
     if standings.ties():
         notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5, D12)."))
-    table = standings_table(rows[:max_rows], all_places=[row.place for row in rows])
+    table = standings_table(
+        rows[:max_rows], all_places=[row.place for row in rows], pending_players=pending_players
+    )
     shown = len(table.rows)
     while True:
         parts = [head, "<pre>" + "\n".join([table.header, *table.rows[:shown]]) + "</pre>"]
@@ -231,14 +253,18 @@ class Picture:
     caption: str
 
 
-def picture(title: str, standings: Standings) -> Picture:
+def picture(
+    title: str, standings: Standings, *, pending: Mapping[str, PendingGame] | None = None,
+    pending_players: Collection[str] = (),
+) -> Picture:
     """The full standings as the picture's cells: place, nickname, total, extra, wins,
-    Ci, games."""
+    Ci, games; players of games that may still change marked as in the text, and the
+    caption says why."""
     labels = place_labels([row.place for row in standings.rows])
     rows: list[tuple[str, ...]] = [
         (
             label,
-            row.player,
+            row.player + (f" {PENDING_MARK}" if row.player in pending_players else ""),
             points(row.total),
             points(row.extra),
             str(row.wins),
@@ -247,17 +273,17 @@ def picture(title: str, standings: Standings) -> Picture:
         )
         for label, row in zip(labels, standings.rows, strict=True)
     ]
-    columns = split_labels(
-        _("#|Player|Total|Extra|Wins|Ci|Games"), "#|Player|Total|Extra|Wins|Ci|Games"
-    )
     subtitle = standings_after(_games_played(standings))
+    caption = f"<b>{html.escape(title)}</b>\n{subtitle}"
+    if pending:
+        caption += "\n" + pending_note(pending)
     return Picture(
         title=title,
         subtitle=subtitle,
-        columns=columns,
+        columns=columns(),
         rows=rows,
         podium=sum(1 for row in standings.rows if row.place <= 3),
-        caption=f"<b>{html.escape(title)}</b>\n{subtitle}",
+        caption=caption,
     )
 
 

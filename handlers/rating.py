@@ -14,19 +14,15 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import games as games_db
-from bot.db import players as players_db
-from bot.db import protests as protests_db
-from bot.db import tournaments as tournaments_db
-from bot.db.connection import Conn, Database
-from bot.db.games import GameRecord
+from bot.db.connection import Database
 from bot.db.players import PlayerRow
 from bot.db.tournaments import TournamentRow
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
+from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
 from bot.services.tournaments import chat_tournament
 from bot.standings import StandingsService, TournamentStandings
-from bot.standings_text import TOP, PendingGame, rating_block
-from scoring import GameBreakdown, InvalidGameError
+from bot.standings_text import TOP, rating_block
+from scoring import InvalidGameError
 
 router = Router(name="rating")
 
@@ -37,28 +33,6 @@ IMAGE_WORD = "image"  # /rating image: the picture, another router's
 def not_image(message: Message, command: CommandObject) -> bool:
     words = (command.args or "").split()
     return not words or words[0].lower() != IMAGE_WORD
-
-
-async def pending_games(
-    conn: Conn, tournament_id: int, ts: TournamentStandings
-) -> dict[str, PendingGame]:
-    pending = {code: PendingGame(code, approval=True) for code in ts.standings.pending_games}
-    codes: dict[int, str] = {}
-    for protest in await protests_db.open_protests(conn, tournament_id):
-        code = codes.get(protest.game_id)
-        if code is None:
-            game = await games_db.get_game(conn, protest.game_id)
-            if game is None or game.status == "annulled":
-                continue
-            code = codes[protest.game_id] = game.code
-        pending.setdefault(code, PendingGame(code)).protests.append(protest.id)
-    return pending
-
-
-def pending_players(ts: TournamentStandings, pending: dict[str, PendingGame]) -> set[str]:
-    return {
-        seat.player for game in ts.tournament.games if game.id in pending for seat in game.seats
-    }
 
 
 def problem_detail(error: InvalidGameError) -> str:
@@ -78,24 +52,24 @@ def problem_line(error: InvalidGameError) -> str:
 
 async def render_standings(
     pages: Pages,
-    conn: Conn,
+    db: Database,
     tournament: TournamentRow,
     ts: TournamentStandings,
     *,
     show_all: bool,
-) -> dict[str, PendingGame]:
-    """Title, table and notes of one tournament; returns its pending games."""
-    pending = await pending_games(conn, tournament.id, ts) if ts.standings.rows else {}
+) -> Unsettled:
+    """Title, table and notes of one tournament; returns its games that may change."""
+    found = await unsettled(db, tournament.id, ts)
     rating_block(
         pages,
         tournament.title,
         ts.standings,
         games=len(ts.tournament.games),
         show_all=show_all,
-        pending=pending,
-        pending_players=pending_players(ts, pending),
+        pending=found.games,
+        pending_players=found.players,
     )
-    return pending
+    return found
 
 
 # --------------------------------------------------------------------------- handlers
@@ -130,8 +104,7 @@ async def _group(
     pages = Pages()
     try:
         ts = await standings.get(tournament.id)
-        async with db.read() as conn:
-            await render_standings(pages, conn, tournament, ts, show_all=show_all)
+        await render_standings(pages, db, tournament, ts, show_all=show_all)
     except InvalidGameError as error:
         await message.answer(problem_line(error))
         return
@@ -139,30 +112,12 @@ async def _group(
         await message.answer(page)
 
 
-async def _my_tournaments(conn: Conn, user_id: int) -> list[tuple[TournamentRow, PlayerRow | None]]:
-    """The player's unfinished tournaments (else his latest one), then the unfinished
-    ones he judges without playing; newest first."""
-    played: list[tuple[TournamentRow, PlayerRow | None]] = []
-    for player in await players_db.players_of_user(conn, user_id):
-        tournament = await tournaments_db.get_tournament(conn, player.tournament_id)
-        if tournament is not None:
-            played.append((tournament, player))
-    played.sort(key=lambda pair: pair[0].id, reverse=True)
-    chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
-    seen = {t.id for t, _p in played}
-    for staffed in await tournaments_db.tournaments_for_staff(conn, user_id):
-        if staffed.tournament.id not in seen:
-            chosen.append((staffed.tournament, None))
-    return chosen
-
-
 async def _private(
     message: Message, db: Database, standings: StandingsService, *, show_all: bool
 ) -> None:
     user = message.from_user
     assert user is not None  # the identity middleware lets only real senders through
-    async with db.read() as conn:
-        chosen = await _my_tournaments(conn, user.id)
+    chosen = await tournaments_of(db, user.id)
     if not chosen:
         await message.answer(_("You are not in any tournament yet. Join one with /join NICKNAME."))
         return
@@ -170,10 +125,9 @@ async def _private(
         pages = Pages()
         try:
             ts = await standings.get(tournament.id)
-            async with db.read() as conn:
-                pending = await render_standings(pages, conn, tournament, ts, show_all=show_all)
-                if player is not None:
-                    await _render_player(pages, conn, ts, player, pending)
+            await render_standings(pages, db, tournament, ts, show_all=show_all)
+            if player is not None:
+                _render_player(pages, ts, player, await games_of(db, ts, player))
         except InvalidGameError as error:
             await message.answer(
                 html.escape(tournament.title, quote=False) + "\n" + problem_line(error)
@@ -183,12 +137,8 @@ async def _private(
             await message.answer(page)
 
 
-async def _render_player(
-    pages: Pages,
-    conn: Conn,
-    ts: TournamentStandings,
-    player: PlayerRow,
-    pending: dict[str, PendingGame],
+def _render_player(
+    pages: Pages, ts: TournamentStandings, player: PlayerRow, views: list[GameView]
 ) -> None:
     rows = ts.standings.rows
     labels = place_labels([r.place for r in rows])
@@ -209,31 +159,6 @@ async def _render_player(
         return
     label, row = mine
     pages.text(own_row_line(row, label, len(rows)))
-    breakdowns = ts.breakdowns()
-    views = [
-        await _game_view(conn, breakdowns, player, game)
-        for game in await games_db.games_of_player(conn, player.id, include_annulled=True)
-    ]
     pages.text(_("<b>Your games</b> (points with the current Ci, D1):"))
     for block in breakdown_blocks(views):
         pages.text(block)
-
-
-async def _game_view(
-    conn: Conn, breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord
-) -> GameView:
-    """One of the player's games with his points in it (none for an annulled game)."""
-    protests = tuple((p.id, p.status) for p in await protests_db.protests_for_game(conn, game.id))
-    record_seat = game.seat_of(player.id)
-    breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
-    if breakdown is None or record_seat is None:
-        return GameView(game.round, game.table_no, game.result, None, protests=protests)
-    return GameView(
-        round=game.round,
-        table_no=game.table_no,
-        result=game.result,
-        seat=breakdown.seats[record_seat.seat - 1],
-        penalty_rules=record_seat.penalties,
-        awaiting_approval=breakdown.pending,
-        protests=protests,
-    )

@@ -92,7 +92,7 @@ def test_table_aligns_escapes_and_marks_pending() -> None:
     ]
     table = standings_table(rows, pending_players={"Ann"})
     # place 3 wide, nickname 14 + the pending mark's column, then the numbers
-    assert table.header == "  # Player" + " " * 10 + "Total Extra W   Ci"
+    assert table.header == "  # Player" + " " * 10 + "Total Extra Wins   Ci"
     assert table.rows[0].startswith("  1 &lt;Boss&gt;&amp;Co ")
     assert "Очень-длинный…" in table.rows[1]
     assert "2–3 Ann*" in table.rows[2]

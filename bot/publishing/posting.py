@@ -34,6 +34,7 @@ from bot.seating_text import (
     round_seating_text,
     round_seating_update,
 )
+from bot.services.rating import unsettled
 from bot.services.stored_plans import accepted_plan
 from bot.standings import StandingsService
 from bot.standings_text import Picture, live_message, picture, round_caption
@@ -221,7 +222,10 @@ class GroupPoster:
         if tournament.chat_id is None:
             return
         current = await self._standings.get(tournament.id)
-        text = live_message(tournament.title, current.standings)
+        found = await unsettled(self._db, tournament.id, current)
+        text = live_message(
+            tournament.title, current.standings, pending=found.games, pending_players=found.players
+        )
         digest = _digest(text)
         message_id = tournament.standings_message_id
         if message_id is not None and tournament.standings_hash == digest:
@@ -322,7 +326,10 @@ class GroupPoster:
         from bot.standings_image import render_standings  # Pillow only when drawing
 
         current = await self._standings.get(tournament.id)
-        shown = picture(tournament.title, current.standings)
+        found = await unsettled(self._db, tournament.id, current)
+        shown = picture(
+            tournament.title, current.standings, pending=found.games, pending_players=found.players
+        )
         images = await asyncio.to_thread(
             render_standings,
             shown.title,

@@ -373,3 +373,26 @@ async def test_8_8_1_a_second_protest_in_the_window_asks_again_and_names_the_pro
     await harness.press(player, choice, text=labels[0])
     await protest(harness, player.id, "wrong seat", ENDED + timedelta(minutes=8))
     assert [row.text for row in await stored(db, second)] == ["wrong seat"]
+
+
+async def test_8_8_a_game_under_protest_is_marked_in_the_group_text_and_picture(
+    harness: BotHarness, db: Database
+) -> None:
+    """The group's live standings mark the players of a game under protest and say
+    which protest is open; the standings picture marks them and its caption says so."""
+    from aiogram.methods import SendPhoto
+
+    from tests.handlers.rating_fixtures import CHAT
+
+    _world, game = await world_with_game(db)
+    sent = ENDED + timedelta(minutes=3)
+    await protest(harness, USER_BASE + 1, "/protest the vote was miscounted", sent)
+    [row] = await stored(db, game)
+    live = harness.session.last_text(CHAT) or ""
+    assert f"protest #{row.id} open, 8.8" in live
+    assert "P1*" in live and "P11*" not in live  # P11 did not play it
+    assert "Player  Total Extra Wins   Ci" in live  # the picture's column names
+    player = harness.user(USER_BASE + 2, "P2", language_code="en")
+    await harness.send(harness.updates.private_message(player, "/rating image"))
+    [photo] = harness.session.requests_of(SendPhoto)
+    assert f"protest #{row.id} open" in (photo.caption or "")

@@ -1,0 +1,97 @@
+"""What /rating and the group's standings read besides the standings themselves: whose
+tournaments a user sees, the counted games that may still change (judge's points
+awaiting approval, D7; open protests, 8.8) and who played them, a player's games with
+his points in each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.db import games, players, protests, tournaments
+from bot.db.connection import Conn, Database
+from bot.db.games import GameRecord
+from bot.db.players import PlayerRow
+from bot.db.tournaments import TournamentRow
+from bot.rating_format import GameView
+from bot.standings import TournamentStandings
+from bot.standings_text import PendingGame
+from scoring import GameBreakdown
+
+Seen = list[tuple[TournamentRow, PlayerRow | None]]
+
+
+async def tournaments_of(db: Database, user_id: int) -> Seen:
+    """The player's unfinished tournaments (else his latest one), then the unfinished
+    ones he judges without playing; newest first."""
+    async with db.read() as conn:
+        played: Seen = []
+        for player in await players.players_of_user(conn, user_id):
+            tournament = await tournaments.get_tournament(conn, player.tournament_id)
+            if tournament is not None:
+                played.append((tournament, player))
+        played.sort(key=lambda pair: pair[0].id, reverse=True)
+        chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
+        seen = {t.id for t, _p in played}
+        for staffed in await tournaments.tournaments_for_staff(conn, user_id):
+            if staffed.tournament.id not in seen:
+                chosen.append((staffed.tournament, None))
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Unsettled:
+    """The counted games of a tournament that may still change, and who played them
+    (marked in every table and picture of the standings)."""
+
+    games: dict[str, PendingGame]
+    players: frozenset[str]
+
+
+async def unsettled(db: Database, tournament_id: int, ts: TournamentStandings) -> Unsettled:
+    if not ts.standings.rows:
+        return Unsettled({}, frozenset())
+    pending = {code: PendingGame(code, approval=True) for code in ts.standings.pending_games}
+    codes: dict[int, str] = {}
+    async with db.read() as conn:
+        for protest in await protests.open_protests(conn, tournament_id):
+            code = codes.get(protest.game_id)
+            if code is None:
+                game = await games.get_game(conn, protest.game_id)
+                if game is None or game.status == "annulled":
+                    continue
+                code = codes[protest.game_id] = game.code
+            pending.setdefault(code, PendingGame(code)).protests.append(protest.id)
+    who = frozenset(
+        seat.player for game in ts.tournament.games if game.id in pending for seat in game.seats
+    )
+    return Unsettled(pending, who)
+
+
+async def games_of(db: Database, ts: TournamentStandings, player: PlayerRow) -> list[GameView]:
+    """The player's games, annulled ones too, with his points in each."""
+    breakdowns = ts.breakdowns()
+    async with db.read() as conn:
+        return [
+            await _game_view(conn, breakdowns, player, game)
+            for game in await games.games_of_player(conn, player.id, include_annulled=True)
+        ]
+
+
+async def _game_view(
+    conn: Conn, breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord
+) -> GameView:
+    """One of the player's games with his points in it (none for an annulled game)."""
+    filed = tuple((p.id, p.status) for p in await protests.protests_for_game(conn, game.id))
+    record_seat = game.seat_of(player.id)
+    breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
+    if breakdown is None or record_seat is None:
+        return GameView(game.round, game.table_no, game.result, None, protests=filed)
+    return GameView(
+        round=game.round,
+        table_no=game.table_no,
+        result=game.result,
+        seat=breakdown.seats[record_seat.seat - 1],
+        penalty_rules=record_seat.penalties,
+        awaiting_approval=breakdown.pending,
+        protests=filed,
+    )
