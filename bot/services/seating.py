@@ -66,6 +66,14 @@ ANOTHER_ACCEPTED = Refusal(
     alert=True,
 )
 ALREADY_ACCEPTED = Refusal(N_("This plan is accepted already."))
+# A plan's buttons outlive it: say what became of it, and how to change it now.
+REPLACED = Refusal(
+    N_("This plan was accepted and replaced by a newer one. Send /seating to see the current one."),
+    alert=True,
+)
+USE_REPLAN = Refusal(
+    N_("The plan is accepted: to change it, use Re-plan in /seating."), alert=True
+)
 CHANGED = Refusal(
     N_(
         "The roster or the saved games changed since this plan was made, so it was not "
@@ -408,6 +416,8 @@ async def prepare_regeneration(
 ) -> Prepared | Refusal:
     """Another plan like the offer ``plan_id`` (its tables), with a new seed."""
     offer = await check_offer(db, tournament_id, plan_id, user_id)
+    if offer is ALREADY_ACCEPTED:
+        return USE_REPLAN
     if isinstance(offer, Refusal):
         return offer
     seed = new_seed()
@@ -536,7 +546,7 @@ async def _open_offer(conn: Conn, tournament_id: int, plan_id: int) -> SeatingPl
     if row.status == "accepted":
         return ALREADY_ACCEPTED
     if row.status == "replaced":
-        return ANOTHER_ACCEPTED
+        return REPLACED
     if row.base_plan_id != (None if accepted is None else accepted.id):
         return ANOTHER_ACCEPTED
     return row

@@ -229,6 +229,30 @@ async def test_stale_buttons_are_answered_and_change_nothing(
     assert await plans(db, t.id) == [c]
 
 
+async def test_stale_buttons_of_an_accepted_and_a_replaced_plan_say_what_became_of_it(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    first = await offer(harness)
+    await harness.press(chief, first, text="✅ Accept")
+    await harness.press(chief, first, text="🔄 Regenerate")
+    assert answers(harness)[-1] == "The plan is accepted: to change it, use Re-plan in /seating."
+    await harness.say(chief, "/seating")
+    await harness.press(chief, latest(harness), text="🆕 Make a new plan")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    replaced, accepted = await plans(db, t.id)
+    assert (replaced.status, accepted.status) == ("replaced", "accepted")
+    for tap in ("✅ Accept", "🔄 Regenerate"):
+        await harness.press(chief, first, text=tap)
+        assert answers(harness)[-1] == (
+            "This plan was accepted and replaced by a newer one. "
+            "Send /seating to see the current one."
+        )
+    assert await plans(db, t.id) == [replaced, accepted]
+
+
 async def test_a_roster_changed_since_the_offer_is_not_accepted(
     harness: BotHarness, db: Database
 ) -> None:
