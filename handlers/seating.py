@@ -5,7 +5,10 @@ generates a plan (in a worker thread: the bot keeps answering meanwhile) and off
 with its fairness figures and a preview: 🔄 Regenerate (another seed), ✅ Accept,
 ✖ Cancel. Rounds already played are kept as played, so once round 1 has saved games
 the same command re-plans the remaining rounds (a player dropped out or was
-replaced). The use cases are ``bot.services.seating``; this module parses and renders.
+replaced). A re-plan keeps the accepted plan's rounds, changed only where they must
+(players told their seats keep them); 🆕 Fresh plan asks for a new one, and the offer
+says how many players either way moves. The use cases are ``bot.services.seating``;
+this module parses and renders.
 """
 
 from __future__ import annotations
@@ -133,6 +136,21 @@ async def regenerate_tapped(
 ) -> None:
     prepared = await service.prepare_regeneration(
         db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id
+    )
+    if await _refused(callback, prepared):
+        return
+    assert isinstance(prepared, Prepared)
+    await _generate(callback, db, prepared)
+
+
+@router.callback_query(SeatingOffer.filter(F.action.in_({"fresh", "keep"})))
+async def other_way_tapped(
+    callback: CallbackQuery, callback_data: SeatingOffer, db: Database
+) -> None:
+    """A re-plan the other way: a fresh plan, or the accepted plan kept."""
+    prepared = await service.prepare_other_way(
+        db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id,
+        fresh=callback_data.action == "fresh",
     )
     if await _refused(callback, prepared):
         return
@@ -347,6 +365,7 @@ def _offer_lines(view: PlanView) -> list[str]:
     if view.played:
         lines.append(_played_line(view.played))
     lines += ["", quality_text(view.plan, view.seed)]
+    lines += _ways_lines(view)
     if view.changed:
         shown = ", ".join(html.escape(n) for n in view.changed[:NAMES_LISTED])
         if len(view.changed) > NAMES_LISTED:
@@ -360,6 +379,43 @@ def _offer_lines(view: PlanView) -> list[str]:
             ).format(count=len(view.changed), players=shown),
         ]
     return lines
+
+
+def _ways_lines(view: PlanView) -> list[str]:
+    """Over an accepted plan: which way this re-plan goes, and what the other would move."""
+    if not view.replaces:
+        return []
+    others = view.other_moves
+    if view.kept and others is not None and view.fresh_not_fairer:
+        line = _(
+            "The accepted plan is kept, changed only where it must: a fresh plan would move "
+            "{count} player and be less fair.",
+            "The accepted plan is kept, changed only where it must: a fresh plan would move "
+            "{count} players and be less fair.",
+            others,
+        ).format(count=others)
+    elif view.kept and others is not None:
+        line = _(
+            "The accepted plan is kept, changed only where it must; a fresh plan would move "
+            "{count} player.",
+            "The accepted plan is kept, changed only where it must; a fresh plan would move "
+            "{count} players.",
+            others,
+        ).format(count=others)
+    elif view.kept:
+        line = _("The accepted plan is kept, changed only where it must.")
+    elif others is not None:
+        line = _(
+            "A fresh plan; keeping the accepted plan would move {count} player.",
+            "A fresh plan; keeping the accepted plan would move {count} players.",
+            others,
+        ).format(count=others)
+    else:
+        line = _(
+            "A fresh plan: the accepted plan can't be kept (its tables or rounds no longer fit, "
+            "or the freed seats can't be filled)."
+        )
+    return ["", line]
 
 
 def _players_of(view: PlanView) -> int:
@@ -379,12 +435,15 @@ def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | 
         data = SeatingOffer(action=action, tournament_id=made.tournament.id, plan_id=made.plan_id)
         return InlineKeyboardButton(text=text, callback_data=data.pack())
 
-    markup = InlineKeyboardMarkup(
-        inline_keyboard=[
-            [button(_("🔄 Regenerate"), "regen"), button(_("✅ Accept"), "accept")],
-            [button(_("✖ Cancel"), "cancel")],
-        ]
-    )
+    first = [button(_("✅ Accept"), "accept")]
+    last = [button(_("✖ Cancel"), "cancel")]
+    if made.kept and made.other_moves is not None and not made.fresh_not_fairer:
+        last.insert(0, button(_("🆕 Fresh plan"), "fresh"))
+    elif not made.kept or made.fresh_not_fairer:  # another seed may be fairer
+        first.insert(0, button(_("🔄 Regenerate"), "regen"))
+    if not made.kept and made.other_moves is not None:
+        last.insert(0, button(_("↩ Keep the accepted plan"), "keep"))
+    markup = InlineKeyboardMarkup(inline_keyboard=[first, last])
     return _fit(lines, made.plan, made.planned), markup
 
 

@@ -42,6 +42,7 @@ class Request:
     tables: int  # tables played at once in a round
     apart: tuple[tuple[str, str], ...] = ()
     fixed_rounds: tuple[Round, ...] = ()  # rounds already played, kept as given
+    previous_rounds: tuple[Round, ...] = ()  # an earlier plan's other rounds, kept if they fit
     seed: int = 0
     time_limit: float = DEFAULT_TIME_LIMIT
 

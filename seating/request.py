@@ -13,7 +13,10 @@ from math import isfinite
 from .model import MAX_GAMES, SEATS, Request, Round, SeatingError, Table
 from .sitouts import choose_players, remaining_games
 
-FIELDS = ("players", "games_per_player", "tables", "apart", "fixed_rounds", "seed", "time_limit")
+FIELDS = (
+    "players", "games_per_player", "tables", "apart", "fixed_rounds", "previous_rounds", "seed",
+    "time_limit",
+)
 ROUND_FIELDS = ("round", "tables", "sitting_out")
 TABLE_FIELDS = ("table", "seats")
 
@@ -65,13 +68,14 @@ def parse_request(data: object) -> Request:
         time_limit=float(time_limit),
     )
     _check_sizes(request)
-    fixed = _fixed_rounds(data.get("fixed_rounds", []), request)
+    fixed = _fixed_rounds(data.get("fixed_rounds", []), "fixed")
     request = Request(
         players=request.players,
         games_per_player=request.games_per_player,
         tables=request.tables,
         apart=request.apart,
         fixed_rounds=fixed,
+        previous_rounds=_fixed_rounds(data.get("previous_rounds", []), "previous"),
         seed=request.seed,
         time_limit=request.time_limit,
     )
@@ -162,20 +166,21 @@ def _check_apart_pair(pair: tuple[str, str], known: set[str]) -> None:
         raise SeatingError(f'"apart" pairs {_show(pair[0])} with themself: name two players')
 
 
-def _fixed_rounds(value: object, request: Request) -> tuple[Round, ...]:
+def _fixed_rounds(value: object, kind: str) -> tuple[Round, ...]:
+    """The rounds of "fixed_rounds" or "previous_rounds" (``kind``), as written."""
     if type(value) is not list:
-        raise SeatingError(f'"fixed_rounds" must be a list of rounds, not {_show(value)}')
+        raise SeatingError(f'"{kind}_rounds" must be a list of rounds, not {_show(value)}')
     rounds = []
     for item in value:
         if type(item) is not dict:
-            raise SeatingError(f'"fixed_rounds" must hold round objects, not {_show(item)}')
-        _known_fields(item, ROUND_FIELDS, "a fixed round")
+            raise SeatingError(f'"{kind}_rounds" must hold round objects, not {_show(item)}')
+        _known_fields(item, ROUND_FIELDS, f"a {kind} round")
         number = item.get("round")
         if type(number) is not int:
             raise SeatingError(
-                f'a fixed round needs "round", its number from 1, not {_show(number)}'
+                f'a {kind} round needs "round", its number from 1, not {_show(number)}'
             )
-        where = f"fixed round {number}"
+        where = f"{kind} round {number}"
         tables = item.get("tables")
         if type(tables) is not list:
             raise SeatingError(f'{where}: "tables" must be a list of tables, not {_show(tables)}')

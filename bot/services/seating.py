@@ -9,6 +9,12 @@ tables of a round still being played come from the accepted plan). So making a p
 after round 1 is the re-plan of the remaining rounds, e.g. after a player dropped out
 or was replaced.
 
+A re-plan over an accepted plan keeps that plan's rounds still to play, repaired only
+where they must change (``seating.repair``: a departed player's seats, a game handed
+back after a substitute), so the players keep the seats they were told; a fresh plan
+is made beside it, so the offer says how many players the other way moves, and is
+offered instead when the chief judge asks for it, unless it is less fair.
+
 The generator is CPU-bound (seconds for a big tournament): it runs in a worker
 thread, outside any transaction. An offer is stored (``bot.db.seating``) so that the
 chief judge can accept exactly what he saw; accepting checks that nothing it was made
@@ -23,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -47,7 +53,7 @@ from bot.services.stored_plans import (
     plan_from_dict,
     stored_plan,
 )
-from seating import Plan, Request, Round, SeatingError, Table
+from seating import Plan, Quality, Request, Round, SeatingError, Table
 
 SEATS = 10
 TIME_LIMIT = 20.0  # seconds the generator may search at most (the contract's default)
@@ -328,6 +334,11 @@ class PlanView:
     played: tuple[int, ...]  # rounds kept as played
     replaces: bool  # accepting it replaces an accepted plan
     changed: tuple[str, ...]  # nicknames whose seats in the re-planned rounds changed
+    kept: bool = False  # it keeps the accepted plan's rounds, repaired where they must change
+    # a re-plan: how many players the other way moves (a fresh plan, or the kept one);
+    # None when there is no other way
+    other_moves: int | None = None
+    fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -392,15 +403,24 @@ class Prepared:
 
     tournament: TournamentRow
     basis: Basis
-    request: Request
+    request: Request  # a fresh plan's
     data: dict[str, Any]  # the request as stored
     user_id: int
+    fresh: bool = False  # over an accepted plan: a fresh plan, not the kept one
 
 
 async def prepare_offer(
-    db: Database, tournament_id: int, user_id: int, tables: int, *, seed: int | None = None
+    db: Database,
+    tournament_id: int,
+    user_id: int,
+    tables: int,
+    *,
+    seed: int | None = None,
+    fresh: bool | None = None,
 ) -> Prepared | Refusal:
-    """Check that a plan with ``tables`` tables can be made now (quick: no generating)."""
+    """Check that a plan with ``tables`` tables can be made now (quick: no generating).
+    Over an accepted plan it keeps that plan's rounds unless ``fresh`` (by default only
+    once a round is played: before, the chief judge asked for a new plan)."""
     basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
@@ -408,7 +428,8 @@ async def prepare_offer(
     if isinstance(made, Refusal):
         return made
     request, data = made
-    return Prepared(basis.tournament, basis, request, data, user_id)
+    fresh = not basis.played if fresh is None else fresh
+    return Prepared(basis.tournament, basis, request, data, user_id, fresh)
 
 
 async def prepare_regeneration(
@@ -423,7 +444,22 @@ async def prepare_regeneration(
     seed = new_seed()
     while seed == offer.seed:
         seed = new_seed()
-    return await prepare_offer(db, tournament_id, user_id, offer.tables, seed=seed)
+    return await prepare_offer(db, tournament_id, user_id, offer.tables, seed=seed, fresh=True)
+
+
+async def prepare_other_way(
+    db: Database, tournament_id: int, plan_id: int, user_id: int, *, fresh: bool
+) -> Prepared | Refusal:
+    """The re-plan the offer ``plan_id`` counted as the other way: a fresh plan of its
+    seed (the same plan, so the count holds), or the accepted plan kept."""
+    offer = await check_offer(db, tournament_id, plan_id, user_id)
+    if offer is ALREADY_ACCEPTED:
+        return USE_REPLAN
+    if isinstance(offer, Refusal):
+        return offer
+    return await prepare_offer(
+        db, tournament_id, user_id, offer.tables, seed=offer.seed, fresh=fresh
+    )
 
 
 async def make_offer(
@@ -433,22 +469,72 @@ async def make_offer(
     as the user's offer; his earlier offer of the tournament goes. Nothing is stored
     when the generator refuses the request."""
     try:
-        plan = await asyncio.to_thread(seating.generate, prepared.request)
+        ways = await asyncio.to_thread(_replans, prepared)
     except SeatingError as error:
         return cannot_plan(str(error))
     basis = prepared.basis
+    plan, data = ways.fresh, prepared.data
+    if ways.kept is not None and (not prepared.fresh or ways.fresh_not_fairer):
+        plan = ways.kept
+        data = {**data, "previous_rounds": [seating.round_to_dict(r) for r in _previous(basis)]}
     async with db.transaction() as conn:
         row = await seating_db.add_offer(
             conn,
             prepared.tournament.id,
-            request=prepared.data,
+            request=data,
             player_ids=[p.id for p in basis.players],
             plan=seating.plan_to_dict(plan),
             base_plan_id=None if basis.accepted is None else basis.accepted.id,
             created_by=prepared.user_id,
             now=now,
         )
-    return _view(row, prepared.tournament, plan, basis)
+    view = _view(row, prepared.tournament, plan, basis)
+    other = ways.fresh if plan is ways.kept else ways.kept
+    if other is None:
+        return view
+    moves = len(_moved(basis, other))
+    return replace(view, other_moves=moves, fresh_not_fairer=ways.fresh_not_fairer)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ways:
+    """A re-plan's two ways: the accepted plan's own rounds kept (None: no accepted
+    plan, or they can't be kept) and a fresh plan."""
+
+    fresh: Plan
+    kept: Plan | None
+    fresh_not_fairer: bool  # the fresh plan is less fair than the kept one
+
+
+def _replans(prepared: Prepared) -> _Ways:
+    """Both ways (in the worker thread): the chief judge is told how many players each
+    moves, and a fresh plan less fair than the kept one is not offered."""
+    fresh = seating.generate(prepared.request)
+    previous = _previous(prepared.basis)
+    if not previous:
+        return _Ways(fresh, None, False)
+    kept = seating.repair(replace(prepared.request, previous_rounds=previous), previous)
+    if kept is None:
+        return _Ways(fresh, None, False)
+    return _Ways(fresh, kept, _fairness(fresh.quality) > _fairness(kept.quality))
+
+
+def _previous(basis: Basis) -> tuple[Round, ...]:
+    """The accepted plan's rounds still to play (names as they are now)."""
+    if basis.accepted is None:
+        return ()
+    return tuple(r for r in basis.accepted.plan.rounds if r.round not in basis.played)
+
+
+def _fairness(q: Quality) -> tuple[int, ...]:
+    """Smaller is fairer: apart pairs parted, seats even, meetings even, tables even."""
+    return (
+        q.apart_violations,
+        q.seat_spread,
+        q.meetings_max - q.meetings_min,
+        q.meetings_max,
+        q.table_spread,
+    )
 
 
 async def offer_plan(
@@ -553,26 +639,30 @@ async def _open_offer(conn: Conn, tournament_id: int, plan_id: int) -> SeatingPl
 
 
 def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Basis) -> PlanView:
-    played = basis.played
-    changed: tuple[str, ...] = ()
-    if basis.accepted is not None:
-        ids = {p.nickname: p.id for p in basis.players}
-        new = StoredPlan(row=row, plan=plan, ids=ids)
-        later = {r.round for r in plan.rounds if r.round not in played}
-        later |= {r.round for r in basis.accepted.plan.rounds if r.round not in played}
-        before = basis.accepted.seats_by_player(later)
-        after = new.seats_by_player(later)
-        changed = tuple(p.nickname for p in basis.players if before.get(p.id) != after[p.id])
     return PlanView(
         plan_id=row.id,
         tournament=tournament,
         plan=plan,
         seed=row.seed,
         tables=row.tables,
-        played=played,
+        played=basis.played,
         replaces=basis.accepted is not None,
-        changed=changed,
+        changed=_moved(basis, plan),
+        kept="previous_rounds" in row.request,
     )
+
+
+def _moved(basis: Basis, plan: Plan) -> tuple[str, ...]:
+    """Nicknames whose seats in the rounds still to play differ from the accepted plan's."""
+    if basis.accepted is None:
+        return ()
+    played = basis.played
+    ids = _ids(basis.players)
+    later = {r.round for r in plan.rounds if r.round not in played}
+    later |= {r.round for r in basis.accepted.plan.rounds if r.round not in played}
+    before = basis.accepted.seats_by_player(later)
+    after = StoredPlan(row=basis.accepted.row, plan=plan, ids=ids).seats_by_player(later)
+    return tuple(p.nickname for p in basis.players if before.get(p.id) != after[p.id])
 
 
 def _ids(players: Sequence[PlayerRow]) -> dict[str, int]:
@@ -606,5 +696,6 @@ __all__ = [
     "offer_plan",
     "overview",
     "prepare_offer",
+    "prepare_other_way",
     "prepare_regeneration",
 ]

@@ -395,6 +395,19 @@ async def test_replan_after_round_1_keeps_round_1_exactly_as_played(
     proposal = latest(harness).text or ""
     assert "Played rounds are kept as played: 1." in proposal
     assert "Accepting it replaces the accepted plan." in proposal
+    # The same players: the accepted plan's rounds 2-3 fit as they are, nobody moves.
+    assert "The accepted plan is kept, changed only where it must; a fresh plan would move" in (
+        proposal
+    )
+    assert "Seats change for" not in proposal
+    assert labels(latest(harness)) == ["✅ Accept", "🆕 Fresh plan", "✖ Cancel"]
+    # The chief judge asks for a fresh plan all the same.
+    await harness.press(chief, latest(harness), text="🆕 Fresh plan")
+    proposal = latest(harness).text or ""
+    assert "A fresh plan; keeping the accepted plan would move 0 players." in proposal
+    assert labels(latest(harness)) == [
+        "🔄 Regenerate", "✅ Accept", "↩ Keep the accepted plan", "✖ Cancel"
+    ]
     await harness.press(chief, latest(harness), text="✅ Accept")
     done = latest(harness).text or ""
     assert "✅ The seating plan is accepted." in done

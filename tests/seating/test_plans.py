@@ -165,6 +165,65 @@ def test_replanning_keeps_the_played_rounds(forty: dict[str, Any]) -> None:
     assert q["apart_violations"] == 0
 
 
+def _split(plan: dict[str, Any], played: int) -> tuple[list[Any], list[Any]]:
+    """A plan's first ``played`` rounds as fixed rounds, and the rest as previous rounds."""
+    rounds = [{"round": r["round"], "tables": r["tables"]} for r in plan["rounds"]]
+    return rounds[:played], rounds[played:]
+
+
+def _moved(before: dict[str, Any], after: dict[str, Any], played: int) -> set[str]:
+    def seats(plan: dict[str, Any]) -> set[tuple[str, int, int, int]]:
+        return {
+            (name, r["round"], t["table"], seat)
+            for r in plan["rounds"][played:]
+            for t in r["tables"]
+            for seat, name in enumerate(t["seats"], 1)
+        }
+
+    return {name for name, *_rest in seats(before) ^ seats(after)}
+
+
+def test_a_replan_with_the_same_players_keeps_the_plan_and_its_quality(
+    plain_forty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(plain_forty, 3)
+    request = {**PLAIN_FORTY, "fixed_rounds": fixed, "previous_rounds": previous, "seed": 9}
+    kept = make(request)
+    assert broken_rules(kept, request) == []
+    assert _moved(plain_forty, kept, 3) == set()
+    q = kept["quality"]
+    assert (q["seat_spread"], q["meetings_min"], q["meetings_max"]) == (0, 1, 3)
+    # Generated afresh around the same rounds, the plan moves everyone and is less fair.
+    fresh = make({**PLAIN_FORTY, "fixed_rounds": fixed, "seed": 9})
+    assert len(_moved(plain_forty, fresh, 3)) >= 35
+    assert (fresh["quality"]["seat_spread"], fresh["quality"]["meetings_max"]) > (0, 3)
+
+
+def test_a_replan_after_a_substitute_moves_only_the_two_players(
+    thirty_six: dict[str, Any],
+) -> None:
+    fixed, previous = _split(thirty_six, 3)
+    # P000 missed round 3: a player sitting it out played his seat.
+    [resting, *_rest] = thirty_six["rounds"][2]["sitting_out"]
+    table = next(t for t in fixed[2]["tables"] if "P000" in t["seats"])
+    table["seats"] = [resting if n == "P000" else n for n in table["seats"]]
+    request = {**THIRTY_SIX, "fixed_rounds": fixed, "previous_rounds": previous}
+    kept = make(request)
+    assert broken_rules(kept, request) == []
+    assert _moved(thirty_six, kept, 3) == {"P000", resting}  # one game handed back
+
+
+def test_a_previous_plan_that_no_longer_fits_is_generated_afresh(
+    twenty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(twenty, 2)
+    request = {"players": names(20), "games_per_player": 10, "tables": 2, "seed": 4,
+               "fixed_rounds": fixed, "previous_rounds": previous[1:]}  # a round short
+    plan = make(request)
+    assert broken_rules(plan, request) == []
+    assert plan["rounds"][2:] != twenty["rounds"][2:]
+
+
 def test_replanning_around_uneven_fixed_seats() -> None:
     # A hand-made first round with the same ten players in seats 1-10 at table 1.
     request = {
