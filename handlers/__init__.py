@@ -85,6 +85,7 @@ PRIVATE_COMMANDS = (
     ("invite_judge", N_("Invite link for a judge")),
     ("invite_players", N_("Invite link for players")),
     ("roster", N_("Roster (one nickname a line)")),
+    ("withdraw", N_("Withdraw a player: /withdraw NICKNAME")),
     ("backup", N_("Database backup")),
     ("rating", N_("Standings and my points by game")),
     ("protest", N_("Protest a game (within 10 minutes)")),
@@ -101,6 +102,7 @@ GROUP_COMMANDS = (
     ("staff", N_("The tournament's judges")),
     ("new_tournament", N_("Create a tournament in this group")),
     ("timezone", N_("The tournament's time zone")),
+    ("withdraw", N_("Withdraw a player: /withdraw NICKNAME")),
     ("rating", N_("Standings: /rating all for everyone")),
     ("protest", N_("Protest a game (within 10 minutes)")),
 )

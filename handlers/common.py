@@ -22,7 +22,8 @@ def help_text() -> str:
         "/protest within 10 minutes of your game's end (8.8.1).\n"
         "<b>Judges</b>: /game to enter a game, /cancel to stop.\n"
         "<b>Chief judge</b>: /new_tournament in the tournament's group, /tournament, "
-        "/staff, /games, /protests, /lot, /export, /backup."
+        "/staff, /roster, /withdraw NICKNAME (a player leaves: his games stay), /seating, "
+        "/games, /protests, /lot, /export, /backup."
     )
 
 

@@ -110,7 +110,7 @@ async def seating_picked(callback: CallbackQuery, callback_data: SeatingPick, db
 @router.callback_query(SeatingStart.filter())
 async def seating_start(callback: CallbackQuery, callback_data: SeatingStart, db: Database) -> None:
     found = await service.overview(db, callback_data.tournament_id, callback.from_user.id)
-    if await _refused(callback, found):
+    if await _refused(callback, found.problem if isinstance(found, Overview) else found):
         return
     assert isinstance(found, Overview)
     await callback.answer()
@@ -303,6 +303,9 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
     if not left:
         lines.append(_("Every round of it was played."))
         return _fit(lines, accepted.plan, []), None
+    if found.problem is not None:  # the plan stands; what to do before re-planning it
+        lines += ["", "⚠ " + _refusal_html(found.problem)]
+        return _fit(lines, accepted.plan, left), None
     label = _("🔁 Re-plan the remaining rounds") if found.played else _("🆕 Make a new plan")
     button = InlineKeyboardButton(
         text=label, callback_data=SeatingStart(tournament_id=found.tournament.id).pack()

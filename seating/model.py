@@ -43,13 +43,30 @@ class Request:
     apart: tuple[tuple[str, str], ...] = ()
     fixed_rounds: tuple[Round, ...] = ()  # rounds already played, kept as given
     previous_rounds: tuple[Round, ...] = ()  # an earlier plan's other rounds, kept if they fit
+    # players who left: they keep their games in the fixed rounds and play no more
+    withdrawn: tuple[str, ...] = ()
     seed: int = 0
     time_limit: float = DEFAULT_TIME_LIMIT
 
     @property
+    def playing(self) -> int:
+        """Players who play on (not withdrawn)."""
+        return len(self.players) - len(set(self.withdrawn))
+
+    @property
+    def seats(self) -> int:
+        """Seats in the whole plan: games_per_player for everyone who plays on, and the
+        games the withdrawn players played."""
+        gone = set(self.withdrawn)
+        played = sum(
+            name in gone for round_ in self.fixed_rounds for t in round_.tables for name in t.seats
+        )
+        return self.playing * self.games_per_player + played
+
+    @property
     def games(self) -> int:
         """Games in the whole plan: every game seats ten players."""
-        return len(self.players) * self.games_per_player // SEATS
+        return self.seats // SEATS
 
     @property
     def rounds(self) -> int:

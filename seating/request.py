@@ -14,8 +14,8 @@ from .model import MAX_GAMES, SEATS, Request, Round, SeatingError, Table
 from .sitouts import choose_players, remaining_games
 
 FIELDS = (
-    "players", "games_per_player", "tables", "apart", "fixed_rounds", "previous_rounds", "seed",
-    "time_limit",
+    "players", "games_per_player", "tables", "apart", "fixed_rounds", "previous_rounds",
+    "withdrawn", "seed", "time_limit",
 )
 ROUND_FIELDS = ("round", "tables", "sitting_out")
 TABLE_FIELDS = ("table", "seats")
@@ -64,20 +64,11 @@ def parse_request(data: object) -> Request:
         games_per_player=games,
         tables=tables,
         apart=_apart(data.get("apart", [])),
+        fixed_rounds=_fixed_rounds(data.get("fixed_rounds", []), "fixed"),
+        previous_rounds=_fixed_rounds(data.get("previous_rounds", []), "previous"),
+        withdrawn=_names(data.get("withdrawn", []), '"withdrawn"'),
         seed=seed,
         time_limit=float(time_limit),
-    )
-    _check_sizes(request)
-    fixed = _fixed_rounds(data.get("fixed_rounds", []), "fixed")
-    request = Request(
-        players=request.players,
-        games_per_player=request.games_per_player,
-        tables=request.tables,
-        apart=request.apart,
-        fixed_rounds=fixed,
-        previous_rounds=_fixed_rounds(data.get("previous_rounds", []), "previous"),
-        seed=request.seed,
-        time_limit=request.time_limit,
     )
     check_request(request)
     return request
@@ -89,8 +80,11 @@ def check_request(request: Request) -> None:
     for name in request.players:
         if type(name) is not str or not name.strip():
             raise SeatingError(f"player names must be non-empty text, not {_show(name)}")
-    _check_sizes(request)
     known = set(request.players)
+    for name in request.withdrawn:
+        if name not in known:
+            raise SeatingError(f'"withdrawn" names {_show(name)}, who is not in "players": fix it')
+    _check_sizes(request)
     for pair in request.apart:
         _check_apart_pair(pair, known)
     if type(request.seed) is not int:
@@ -104,6 +98,7 @@ def _check_sizes(request: Request) -> None:
     if len(set(players)) != count:
         twice = next(name for n, name in enumerate(players) if name in players[:n])
         raise SeatingError(f"player {_show(twice)} is listed twice: give every player once")
+    count = request.playing
     if count < SEATS:
         raise SeatingError(
             f"{count} players are too few: a table needs {SEATS}, add players"
@@ -113,16 +108,20 @@ def _check_sizes(request: Request) -> None:
         raise SeatingError(
             f'"games_per_player" is {_show(games)}: it must be from 1 to {MAX_GAMES}'
         )
-    if count * games % SEATS:
+    seats = request.seats
+    if seats % SEATS:
+        left = seats - count * games
+        also = f" + {left} games of withdrawn players" if left else ""
         raise SeatingError(
-            f"{count} players × {games} games = {count * games} seats, not a multiple of"
+            f"{count} players × {games} games{also} = {seats} seats, not a multiple of"
             f" {SEATS}: change games_per_player or the number of players"
         )
-    most = count // SEATS
+    everyone = len(players)  # the withdrawn count: they filled the played rounds
+    most = everyone // SEATS
     tables = request.tables
     if type(tables) is not int or not 1 <= tables <= most:
         raise SeatingError(
-            f'"tables" is {_show(tables)}: {count} players fill 1 to {most} tables at once,'
+            f'"tables" is {_show(tables)}: {everyone} players fill 1 to {most} tables at once,'
             " change tables or add players"
         )
     limit = request.time_limit
@@ -268,13 +267,14 @@ def _check_fixed(request: Request) -> None:
                 )
     games = request.games_per_player
     free = rounds - len(request.fixed_rounds)
+    gone = set(request.withdrawn)
     for player, count in zip(request.players, played, strict=True):
         if count > games:
             raise SeatingError(
                 f"{_show(player)} plays {count} games in the fixed rounds but games_per_player"
                 f" is {games}: fix the fixed rounds"
             )
-        if games - count > free:
+        if games - count > free and player not in gone:
             raise SeatingError(
                 f"{_show(player)} still needs {games - count} games but only {free} rounds are"
                 " left to plan: fix the fixed rounds or games_per_player"

@@ -387,6 +387,14 @@ CREATE TABLE seating_announced (
 ) WITHOUT ROWID;
 """
 
+# Version 7: a confirmed player the chief judge withdrew keeps the games he played (and
+# his place in the standings) but plays no more: left out of seating plans and of the
+# judge's card.
+_V7_WITHDRAWN_PLAYERS = """
+ALTER TABLE players ADD COLUMN withdrawn_at INTEGER;
+ALTER TABLE players ADD COLUMN withdrawn_by INTEGER;
+"""
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -394,6 +402,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V4_LANGUAGE_AND_TIMEZONE,
     _V5_SEATING_PLANS,
     _V6_SEATING_POSTS,
+    _V7_WITHDRAWN_PLAYERS,
 )
 LATEST = len(MIGRATIONS)
 

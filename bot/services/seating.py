@@ -112,8 +112,8 @@ def not_a_multiple(players: int, games: int) -> Refusal:
             N_(
                 "{players} players × {games} games = {seats} seats, not a multiple of 10 "
                 "(a table seats 10). With {games} games each the number of players must be a "
-                "multiple of {step}: confirm or remove players to have {fewer} or {more}, "
-                "then send /seating again."
+                "multiple of {step}: confirm players, or withdraw them with /withdraw NICKNAME, "
+                "to have {fewer} or {more}, then send /seating again."
             ),
             params,
             alert=True,
@@ -125,6 +125,19 @@ def not_a_multiple(players: int, games: int) -> Refusal:
             "multiple of {step}: confirm players to have {more}, then send /seating again."
         ),
         params,
+        alert=True,
+    )
+
+
+def withdrawn_seats(players: int, games: int, played: int, seats: int) -> Refusal:
+    return Refusal(
+        N_(
+            "{players} players × {games} games + {played} played by withdrawn players = "
+            "{seats} seats, not a multiple of 10 (a table seats 10), so the rounds left can't "
+            "be planned. Confirm or withdraw players until they are; meanwhile the "
+            "judges seat substitutes on the card."
+        ),
+        {"players": players, "games": games, "played": played, "seats": seats},
         alert=True,
     )
 
@@ -196,13 +209,32 @@ class Basis:
     """What a plan is made from, read in one go."""
 
     tournament: TournamentRow
-    players: tuple[PlayerRow, ...]  # confirmed, in the request's order
+    # confirmed, in the request's order: who plays on, and the withdrawn who played
+    players: tuple[PlayerRow, ...]
     fixed: tuple[Round, ...]  # the played rounds, as played
     accepted: StoredPlan | None
 
     @property
+    def playing(self) -> int:
+        """Players who play on (not withdrawn)."""
+        return sum(p.plays_on for p in self.players)
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        """The withdrawn players who played: their games stay in the played rounds."""
+        return tuple(p.nickname for p in self.players if not p.plays_on)
+
+    @property
+    def seats(self) -> int:
+        """Seats in the whole plan: the distance for everyone who plays on, and the
+        games the withdrawn played."""
+        gone = set(self.withdrawn)
+        played = sum(n in gone for r in self.fixed for t in r.tables for n in t.seats)
+        return self.playing * self.tournament.distance + played
+
+    @property
     def most_tables(self) -> int:
-        return len(self.players) // SEATS
+        return len(self.players) // SEATS  # the withdrawn filled the played rounds
 
     @property
     def default_tables(self) -> int:
@@ -216,7 +248,9 @@ class Basis:
 
     def request_data(self, tables: int, seed: int) -> dict[str, Any]:
         """The contract's request (JSON-ready)."""
+        withdrawn = {"withdrawn": list(self.withdrawn)} if self.withdrawn else {}
         return {
+            **withdrawn,
             "players": [p.nickname for p in self.players],
             "games_per_player": self.tournament.distance,
             "tables": tables,
@@ -232,26 +266,29 @@ class Basis:
         }
 
 
-_SAME_BASIS = ("players", "games_per_player", "fixed_rounds")
+_SAME_BASIS = ("players", "games_per_player", "fixed_rounds", "withdrawn")
 
 
 async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
     everyone = await players_db.list_players(conn, tournament.id)
-    roster = tuple(p for p in everyone if p.status == "confirmed")
+    confirmed = [p for p in everyone if p.status == "confirmed"]
     row = await seating_db.accepted_plan(conn, tournament.id)
     accepted = None if row is None else stored_plan(row, everyone)
     played = await games_db.list_games(conn, tournament.id)
-    fixed = _played_rounds(played, accepted, {p.nickname for p in roster})
+    on = {p.nickname for p in confirmed if p.plays_on}
+    fixed = _played_rounds(played, accepted, {p.nickname for p in confirmed}, on)
     if isinstance(fixed, Refusal):
         return fixed
+    seated = {n for r in fixed for t in r.tables for n in t.seats}
+    roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
     return Basis(tournament=tournament, players=roster, fixed=fixed, accepted=accepted)
 
 
 def _played_rounds(
-    played: Sequence[GameRecord], accepted: StoredPlan | None, confirmed: set[str]
+    played: Sequence[GameRecord], accepted: StoredPlan | None, confirmed: set[str], on: set[str]
 ) -> tuple[Round, ...] | Refusal:
     """Each round with a saved game, as played; a round still being played is completed
-    with the accepted plan's other tables of it."""
+    with the accepted plan's other tables of it (whose players must play on)."""
     by_round: dict[int, dict[int, tuple[str, ...]]] = {}
     for game in played:
         by_round.setdefault(game.round, {})[game.table_no] = tuple(s.nickname for s in game.seats)
@@ -267,7 +304,7 @@ def _played_rounds(
         for table in plan_round.tables if plan_round is not None else ():
             if table.table in tables:
                 continue
-            if any(n in seated or n not in confirmed for n in table.seats):
+            if any(n in seated or n not in on for n in table.seats):
                 return unfinished_round(number, sorted(tables), planned=True)
             complete[table.table] = table.seats
             seated.update(table.seats)
@@ -283,15 +320,12 @@ def _played_rounds(
 def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, Any]] | Refusal:
     """The request, or why it can't be planned (the usual reasons in our words, the
     rest in the generator's)."""
-    count = len(basis.players)
-    games = basis.tournament.distance
-    if count < SEATS:
-        return too_few(count)
-    if count * games % SEATS:
-        return not_a_multiple(count, games)
+    problem = _sizes_problem(basis)
+    if problem is not None:
+        return problem
     if not 1 <= tables <= basis.most_tables:
-        return tables_out_of_range(tables, count)
-    all_games = count * games // SEATS
+        return tables_out_of_range(tables, len(basis.players))
+    all_games = basis.seats // SEATS
     rounds = -(-all_games // tables)
     for round_ in basis.fixed:
         want = tables if round_.round < rounds else all_games - (rounds - 1) * tables
@@ -307,6 +341,18 @@ def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, A
     return request, data
 
 
+def _sizes_problem(basis: Basis) -> Refusal | None:
+    """Why the players' games can't fill whole tables, if they can't."""
+    count, games = basis.playing, basis.tournament.distance
+    if count < SEATS:
+        return too_few(count)
+    if basis.seats % SEATS and basis.withdrawn:
+        return withdrawn_seats(count, games, basis.seats - count * games, basis.seats)
+    if basis.seats % SEATS:
+        return not_a_multiple(count, games)
+    return None
+
+
 # -- the chief judge's use cases ------------------------------------------------------------------
 
 
@@ -320,6 +366,7 @@ class Overview:
     most_tables: int
     played: tuple[int, ...]  # rounds with saved games: kept as played
     accepted: StoredPlan | None
+    problem: Refusal | None = None  # why no plan can be made of the roster now
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,23 +424,22 @@ async def _chief_basis(db: Database, tournament_id: int, user_id: int) -> Basis 
 
 
 async def overview(db: Database, tournament_id: int, user_id: int) -> Overview | Refusal:
-    """The roster and the plan so far; refused when no plan can be made of the roster."""
+    """The roster and the plan so far, and why no plan can be made of the roster now
+    (refused outright when there is no accepted plan to show)."""
     basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
-    tournament = basis.tournament
-    count = len(basis.players)
-    if count < SEATS:
-        return too_few(count)
-    if count * tournament.distance % SEATS:
-        return not_a_multiple(count, tournament.distance)
+    problem = _sizes_problem(basis)
+    if problem is not None and basis.accepted is None:
+        return problem
     return Overview(
-        tournament=tournament,
-        players=count,
+        tournament=basis.tournament,
+        players=basis.playing,
         default_tables=basis.default_tables,
         most_tables=basis.most_tables,
         played=basis.played,
         accepted=basis.accepted,
+        problem=problem,
     )
 
 
@@ -583,7 +629,7 @@ async def accept(
             return basis
         now_data = basis.request_data(offer.tables, offer.seed)
         if offer.player_ids != tuple(p.id for p in basis.players) or any(
-            offer.request.get(key) != now_data[key] for key in _SAME_BASIS
+            offer.request.get(key) != now_data.get(key) for key in _SAME_BASIS
         ):
             return CHANGED
         row = await seating_db.accept_plan(conn, plan_id, accepted_by=user_id, now=now)
@@ -662,7 +708,9 @@ def _moved(basis: Basis, plan: Plan) -> tuple[str, ...]:
     later |= {r.round for r in basis.accepted.plan.rounds if r.round not in played}
     before = basis.accepted.seats_by_player(later)
     after = StoredPlan(row=basis.accepted.row, plan=plan, ids=ids).seats_by_player(later)
-    return tuple(p.nickname for p in basis.players if before.get(p.id) != after[p.id])
+    return tuple(
+        p.nickname for p in basis.players if p.plays_on and before.get(p.id) != after[p.id]
+    )
 
 
 def _ids(players: Sequence[PlayerRow]) -> dict[str, int]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from aiogram.methods import AnswerCallbackQuery
-from aiogram.types import Message
+from aiogram.types import Message, User
 from PIL import Image
 
 import seating
@@ -321,7 +321,7 @@ async def test_players_times_games_must_fill_whole_tables(
     await harness.say(chief, "/seating")
     text = latest(harness).text or ""
     assert text.startswith("15 players × 3 games = 45 seats, not a multiple of 10")
-    assert "confirm or remove players to have 10 or 20" in text
+    assert "confirm players, or withdraw them with /withdraw NICKNAME, to have 10 or 20" in text
     assert buttons(latest(harness)) == []
     assert await plans(db, t.id) == []
 
@@ -471,6 +471,106 @@ async def test_a_round_under_way_keeps_its_unsaved_tables_from_the_accepted_plan
         rounds[0], rounds[1]
     ]
     assert [r["round"] for r in accepted.request["fixed_rounds"]] == [1, 2]
+
+
+# -- withdrawing a player ----------------------------------------------------------------------
+
+
+async def with_plan(
+    harness: BotHarness, db: Database
+) -> tuple[TournamentSetup, User, seating_repo.SeatingPlanRow]:
+    """Twenty players, two games each, and the chief judge's plan accepted."""
+    t = await world(db)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.press(chief, await offer(harness), text="✅ Accept")
+    [accepted] = await plans(db, t.id)
+    return t, chief, accepted
+
+
+async def test_the_chief_judge_withdraws_a_player_and_seating_shows_the_plan_throughout(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    # A substitute was confirmed at the card: 21 players × 2 games fill no whole tables.
+    async with db.transaction() as conn:
+        await players_repo.add_player(conn, t.id, "Sub", status="confirmed", decided_by=CHIEF)
+    await harness.say(chief, "/seating")
+    shown = latest(harness).text or ""
+    assert "The accepted plan: 2 rounds, tables at once: 2." in shown
+    assert "⚠ 21 players × 2 games = 42 seats, not a multiple of 10" in shown
+    assert "withdraw them with /withdraw NICKNAME, to have 20 or 25" in shown
+    assert labels(latest(harness)) == []
+
+    await harness.say(chief, "/withdraw")
+    assert "Send /withdraw and the player's nickname" in (latest(harness).text or "")
+    await harness.say(harness.user(JUDGE, "Judge", language_code="en"), "/withdraw Sub")
+    await harness.say(chief, "/withdraw Nobody")
+    assert latest(harness).text == "«Test Cup» has no player <b>Nobody</b>."
+    await harness.say(chief, "/withdraw sub")
+    assert latest(harness).text == (
+        "🚪 <b>Sub</b> is withdrawn from «Test Cup»: he played no games and is left out of "
+        "the games still to play (seating plans, the judge's card)."
+    )
+    await harness.say(chief, "/withdraw Sub")
+    assert latest(harness).text == "<b>Sub</b> is withdrawn already."
+    async with db.read() as conn:
+        [entry] = await audit_entries(conn, t.id, entity="player")
+        sub = await players_repo.find_player_by_nickname(conn, t.id, "Sub")
+    assert (entry.action, entry.actor_id) == ("player.withdraw", CHIEF)
+    assert sub is not None and sub.status == "confirmed" and not sub.plays_on
+
+    # The plan can be re-planned again, and the re-plan keeps it: nobody moves.
+    await harness.say(chief, "/seating")
+    assert labels(latest(harness)) == ["🆕 Make a new plan"]
+    await harness.press(chief, latest(harness), text="🆕 Make a new plan")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    await harness.press(chief, latest(harness), text="↩ Keep the accepted plan")
+    assert "The accepted plan is kept, changed only where it must" in (latest(harness).text or "")
+    assert plans_equal((await plans(db, t.id))[-1].plan, accepted.plan)
+
+
+async def test_a_player_withdrawn_after_playing_keeps_his_games_and_the_plan_is_shown(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    one, two = (table["seats"] for table in accepted.plan["rounds"][0]["tables"])
+    await save_round(db, t, 1, {1: one, 2: two})
+    await harness.say(chief, f"/withdraw {one[0]}")
+    said = latest(harness).text or ""
+    assert "the 1 game he played stays in the standings" in said
+    assert "re-plan the remaining rounds in /seating" in said
+    async with db.read() as conn:
+        assert len(await list_games(conn, t.id)) == 2  # his game stays
+    await harness.say(chief, "/seating")
+    shown = latest(harness).text or ""
+    assert "The accepted plan: 2 rounds" in shown and "Confirmed players: 19" in shown
+    assert "19 players × 2 games + 1 played by withdrawn players = 39 seats" in shown
+    assert labels(latest(harness)) == []
+
+
+async def test_a_chief_judge_of_two_tournaments_picks_one_then_names_the_player(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    await running_tournament(
+        db, chief_id=CHIEF, judge_ids=[], players=["X1"], chat_id=CHAT - 1, title="Other Cup"
+    )
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/withdraw P3")
+    assert latest(harness).text == "Which tournament?"
+    await harness.press(chief, latest(harness), text="Test Cup")
+    assert "Send the nickname of the player to withdraw from «Test Cup»" in (
+        latest(harness).text or ""
+    )
+    await harness.say(chief, "P3")
+    assert (latest(harness).text or "").startswith("🚪 <b>P3</b> is withdrawn from «Test Cup»")
+    async with db.read() as conn:
+        p3 = await players_repo.find_player_by_nickname(conn, t.id, "P3")
+    assert p3 is not None and not p3.plays_on
+
+
+def plans_equal(a: dict[str, object], b: dict[str, object]) -> bool:
+    return a["rounds"] == b["rounds"]
 
 
 # -- the seating texts, picture and sheet ----------------------------------------------------

@@ -224,6 +224,27 @@ def test_a_previous_plan_that_no_longer_fits_is_generated_afresh(
     assert plan["rounds"][2:] != twenty["rounds"][2:]
 
 
+def test_withdrawn_players_keep_their_played_games_and_play_no_more() -> None:
+    players = names(20)
+    first = {"round": 1, "tables": [
+        {"table": 1, "seats": players[:10]}, {"table": 2, "seats": players[10:]}
+    ]}
+    # Half of them left after round 1: the other ten play their second game together.
+    request = {"players": players, "games_per_player": 2, "tables": 2, "seed": 5,
+               "fixed_rounds": [first], "withdrawn": players[::2]}
+    plan = make(request)
+    assert [r["round"] for r in plan["rounds"]] == [1, 2]
+    [table] = plan["rounds"][1]["tables"]
+    assert sorted(table["seats"]) == players[1::2]
+    # The figures are those of who plays on: the ten of them, five of whom met in round 1.
+    q = plan["quality"]
+    assert q["meetings_histogram"] == {"1": 25, "2": 20} and q["seat_spread"] <= 1
+    with pytest.raises(SeatingError, match='"withdrawn" names "Nobody"'):
+        parse_request({**request, "withdrawn": ["Nobody"]})
+    with pytest.raises(SeatingError, match=r"\+ 1 games of withdrawn players = 39 seats"):
+        parse_request({**request, "withdrawn": players[:1]})
+
+
 def test_replanning_around_uneven_fixed_seats() -> None:
     # A hand-made first round with the same ten players in seats 1-10 at table 1.
     request = {
