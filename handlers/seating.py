@@ -369,6 +369,16 @@ def _offer_lines(view: PlanView) -> list[str]:
         lines.append(_played_line(view.played))
     lines += ["", quality_text(view.plan, view.seed)]
     lines += _ways_lines(view)
+    if view.fewer:
+        names = ", ".join(html.escape(n) for n in view.fewer[:NAMES_LISTED])
+        lines += [
+            "",
+            _(
+                "{players} plays fewer games: a withdrawn substitute played his planned seat.",
+                "{players} play fewer games: withdrawn substitutes played their planned seats.",
+                len(view.fewer),
+            ).format(players=names),
+        ]
     if view.changed:
         shown = ", ".join(html.escape(n) for n in view.changed[:NAMES_LISTED])
         if len(view.changed) > NAMES_LISTED:

@@ -22,6 +22,12 @@ sit at which table and in which seat. The command line is seating-contract.md
 * ``quality(plan, request)`` — the plan's fairness figures, measured afresh;
 * ``plan_to_dict`` / ``plan_to_json`` / ``plan_to_table`` — the plan written out.
 
+Optional request fields beyond ``seating-contract.md`` (extensions, as it allows):
+``previous_rounds`` (an earlier plan's rounds still to play, kept where they fit),
+``withdrawn`` (players who left: they keep their games in ``fixed_rounds`` and play no
+more; the quality figures leave them out) and ``games_of`` (a player's games in all where
+they differ from ``games_per_player``, e.g. one whose seat a substitute played).
+
 What a plan guarantees: the hard rules of the contract always; every player in every
 seat number equally often when they play a multiple of ten games, else within one
 (not around fixed rounds, which are only evened out as far as they allow); sit-outs

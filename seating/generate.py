@@ -71,13 +71,14 @@ def generate(request: Request) -> Plan:
         )
     )
     planned = {}
+    on = tuple(name for name in names if name not in request.withdrawn)  # the rest left
     for number, round_numbers in zip(free, arranged.numbers, strict=True):
         games = [(table, tuple(names[p] for p in next(seated))) for table in round_numbers]
         games.sort()
         planned[number] = Round(
             round=number,
             tables=tuple(Table(table=t, seats=seats) for t, seats in games),
-            sitting_out=_resting(names, games),
+            sitting_out=_resting(on, games),
         )
     for number, round_ in fixed.items():
         planned[number] = Round(

@@ -60,15 +60,16 @@ def repair(request: Request, previous: Sequence[Round]) -> Plan | None:
     if joining is None:
         return None
     _seat(seats, joining, request)
-    rounds = [*request.fixed_rounds]
+    rounds = [_with_resting(r, request.players) for r in request.fixed_rounds]
+    on = tuple(name for name in request.players if name not in request.withdrawn)
     for number, round_seats in zip(free, seats, strict=True):
         tables = [
             Table(table=t.table, seats=tuple(request.players[p] for p in table))
             for t, table in zip(by_number[number].tables, round_seats, strict=True)
         ]
-        rounds.append(Round(round=number, tables=tuple(tables)))
+        rounds.append(_with_resting(Round(round=number, tables=tuple(tables)), on))
     rounds.sort(key=lambda r: r.round)
-    return Plan(tuple(_with_resting(r, request.players) for r in rounds), measure(rounds, request))
+    return Plan(tuple(rounds), measure(rounds, request))
 
 
 def _fill(

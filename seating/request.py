@@ -15,7 +15,7 @@ from .sitouts import choose_players, remaining_games
 
 FIELDS = (
     "players", "games_per_player", "tables", "apart", "fixed_rounds", "previous_rounds",
-    "withdrawn", "seed", "time_limit",
+    "withdrawn", "games_of", "seed", "time_limit",
 )
 ROUND_FIELDS = ("round", "tables", "sitting_out")
 TABLE_FIELDS = ("table", "seats")
@@ -67,6 +67,7 @@ def parse_request(data: object) -> Request:
         fixed_rounds=_fixed_rounds(data.get("fixed_rounds", []), "fixed"),
         previous_rounds=_fixed_rounds(data.get("previous_rounds", []), "previous"),
         withdrawn=_names(data.get("withdrawn", []), '"withdrawn"'),
+        games_of=_games_of(data.get("games_of", {})),
         seed=seed,
         time_limit=float(time_limit),
     )
@@ -84,6 +85,13 @@ def check_request(request: Request) -> None:
     for name in request.withdrawn:
         if name not in known:
             raise SeatingError(f'"withdrawn" names {_show(name)}, who is not in "players": fix it')
+    for name, games in request.games_of.items():
+        if name not in known:
+            raise SeatingError(f'"games_of" names {_show(name)}, who is not in "players": fix it')
+        if type(games) is not int or not 0 <= games <= MAX_GAMES:
+            raise SeatingError(
+                f'"games_of" gives {_show(name)} {_show(games)} games: give 0 to {MAX_GAMES}'
+            )
     _check_sizes(request)
     for pair in request.apart:
         _check_apart_pair(pair, known)
@@ -111,7 +119,8 @@ def _check_sizes(request: Request) -> None:
     seats = request.seats
     if seats % SEATS:
         left = seats - count * games
-        also = f" + {left} games of withdrawn players" if left else ""
+        sign = "+" if left > 0 else "-"
+        also = f" {sign} {abs(left)} (withdrawn players, games_of)" if left else ""
         raise SeatingError(
             f"{count} players × {games} games{also} = {seats} seats, not a multiple of"
             f" {SEATS}: change games_per_player or the number of players"
@@ -140,6 +149,14 @@ def _players(value: object) -> tuple[str, ...]:
                 f'"players" must hold non-empty names, not {_show(name)}: fix that entry'
             )
     return tuple(value)
+
+
+def _games_of(value: object) -> dict[str, int]:
+    if type(value) is not dict or not all(type(n) is int for n in value.values()):
+        raise SeatingError(
+            f'"games_of" must map player names to whole numbers of games, not {_show(value)}'
+        )
+    return dict(value)
 
 
 def _apart(value: object) -> tuple[tuple[str, str], ...]:
@@ -265,18 +282,18 @@ def _check_fixed(request: Request) -> None:
                     f'{where}: "sitting_out" must list exactly the players not seated in it'
                     " (or be left out)"
                 )
-    games = request.games_per_player
     free = rounds - len(request.fixed_rounds)
     gone = set(request.withdrawn)
     for player, count in zip(request.players, played, strict=True):
-        if count > games:
+        total = request.total(player)
+        if count > total and player not in gone:
             raise SeatingError(
-                f"{_show(player)} plays {count} games in the fixed rounds but games_per_player"
-                f" is {games}: fix the fixed rounds"
+                f"{_show(player)} plays {count} games in the fixed rounds but plays {total} in"
+                " all: fix the fixed rounds"
             )
-        if games - count > free and player not in gone:
+        if total - count > free and player not in gone:
             raise SeatingError(
-                f"{_show(player)} still needs {games - count} games but only {free} rounds are"
+                f"{_show(player)} still needs {total - count} games but only {free} rounds are"
                 " left to plan: fix the fixed rounds or games_per_player"
             )
     free_rounds = [

@@ -19,7 +19,7 @@ def remaining_games(request: Request) -> list[int]:
     withdrawn)."""
     index = {name: n for n, name in enumerate(request.players)}
     gone = set(request.withdrawn)
-    need = [0 if name in gone else request.games_per_player for name in request.players]
+    need = [0 if name in gone else request.total(name) for name in request.players]
     for fixed in request.fixed_rounds:
         for table in fixed.tables:
             for name in table.seats:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -213,6 +214,9 @@ class Basis:
     players: tuple[PlayerRow, ...]
     fixed: tuple[Round, ...]  # the played rounds, as played
     accepted: StoredPlan | None
+    # games in all of a player whose planned seat a withdrawn substitute played: the
+    # game is gone (nobody else can play one more to make up for it)
+    games_of: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def playing(self) -> int:
@@ -230,7 +234,8 @@ class Basis:
         games the withdrawn played."""
         gone = set(self.withdrawn)
         played = sum(n in gone for r in self.fixed for t in r.tables for n in t.seats)
-        return self.playing * self.tournament.distance + played
+        fewer = sum(self.tournament.distance - n for n in self.games_of.values())
+        return self.playing * self.tournament.distance + played - fewer
 
     @property
     def most_tables(self) -> int:
@@ -249,8 +254,10 @@ class Basis:
     def request_data(self, tables: int, seed: int) -> dict[str, Any]:
         """The contract's request (JSON-ready)."""
         withdrawn = {"withdrawn": list(self.withdrawn)} if self.withdrawn else {}
+        fewer = {"games_of": dict(self.games_of)} if self.games_of else {}
         return {
             **withdrawn,
+            **fewer,
             "players": [p.nickname for p in self.players],
             "games_per_player": self.tournament.distance,
             "tables": tables,
@@ -266,7 +273,7 @@ class Basis:
         }
 
 
-_SAME_BASIS = ("players", "games_per_player", "fixed_rounds", "withdrawn")
+_SAME_BASIS = ("players", "games_per_player", "fixed_rounds", "withdrawn", "games_of")
 
 
 async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
@@ -281,7 +288,25 @@ async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
         return fixed
     seated = {n for r in fixed for t in r.tables for n in t.seats}
     roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
-    return Basis(tournament=tournament, players=roster, fixed=fixed, accepted=accepted)
+    missed = _missed(fixed, accepted, on)
+    games_of = {name: tournament.distance - count for name, count in sorted(missed.items())}
+    return Basis(tournament, roster, fixed, accepted, games_of)
+
+
+def _missed(fixed: Sequence[Round], accepted: StoredPlan | None, on: set[str]) -> Counter[str]:
+    """Player -> his planned seats a withdrawn substitute played (the card's substitute
+    takes the seat of the player he replaces) while he played nowhere in that round."""
+    missed: Counter[str] = Counter()
+    planned = {} if accepted is None else {r.round: r for r in accepted.plan.rounds}
+    for round_ in fixed:
+        plan_round = planned.get(round_.round)
+        tables = {} if plan_round is None else {t.table: t.seats for t in plan_round.tables}
+        seated = {n for t in round_.tables for n in t.seats}
+        for table in round_.tables:
+            for name, meant in zip(table.seats, tables.get(table.table, ()), strict=False):
+                if name not in on and meant in on and meant not in seated:
+                    missed[meant] += 1
+    return missed
 
 
 def _played_rounds(
@@ -386,6 +411,7 @@ class PlanView:
     # None when there is no other way
     other_moves: int | None = None
     fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
+    fewer: tuple[str, ...] = ()  # players with a game fewer: a withdrawn substitute played it
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -695,6 +721,7 @@ def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Bas
         replaces=basis.accepted is not None,
         changed=_moved(basis, plan),
         kept="previous_rounds" in row.request,
+        fewer=tuple(row.request.get("games_of", ())),
     )
 
 

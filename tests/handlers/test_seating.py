@@ -548,6 +548,38 @@ async def test_a_player_withdrawn_after_playing_keeps_his_games_and_the_plan_is_
     assert labels(latest(harness)) == []
 
 
+async def test_a_substitute_withdrawn_after_his_game_leaves_the_rounds_to_play_as_told(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    # P-one-of-round-1 did not come: a newcomer, confirmed at the card, played his seat.
+    one, two = (list(table["seats"]) for table in accepted.plan["rounds"][0]["tables"])
+    absent = one[4]
+    async with db.transaction() as conn:
+        t.players["Sub"] = await players_repo.add_player(
+            conn, t.id, "Sub", status="confirmed", decided_by=CHIEF
+        )
+    one[4] = "Sub"
+    await save_round(db, t, 1, {1: one, 2: two})
+    await harness.say(chief, "/seating")
+    assert "⚠ 21 players × 2 games = 42 seats" in (latest(harness).text or "")
+
+    await harness.say(chief, "/withdraw Sub")
+    await harness.say(chief, "/seating")
+    await harness.press(chief, latest(harness), text="🔁 Re-plan the remaining rounds")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    offered = latest(harness).text or ""
+    assert "The accepted plan is kept, changed only where it must" in offered
+    assert f"{absent} plays fewer games: a withdrawn substitute played his planned seat." in (
+        offered
+    )
+    assert "Seats change for" not in offered
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    now = (await plans(db, t.id))[-1]
+    assert now.status == "accepted" and now.plan["rounds"][1] == accepted.plan["rounds"][1]
+    assert now.plan["rounds"][0]["tables"][0]["seats"] == one  # round 1 as played
+
+
 async def test_a_chief_judge_of_two_tournaments_picks_one_then_names_the_player(
     harness: BotHarness, db: Database
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -167,7 +168,7 @@ def test_replanning_keeps_the_played_rounds(forty: dict[str, Any]) -> None:
 
 def _split(plan: dict[str, Any], played: int) -> tuple[list[Any], list[Any]]:
     """A plan's first ``played`` rounds as fixed rounds, and the rest as previous rounds."""
-    rounds = [{"round": r["round"], "tables": r["tables"]} for r in plan["rounds"]]
+    rounds = [{"round": r["round"], "tables": copy.deepcopy(r["tables"])} for r in plan["rounds"]]
     return rounds[:played], rounds[played:]
 
 
@@ -213,6 +214,21 @@ def test_a_replan_after_a_substitute_moves_only_the_two_players(
     assert _moved(thirty_six, kept, 3) == {"P000", resting}  # one game handed back
 
 
+def test_a_seat_a_withdrawn_substitute_played_costs_its_player_that_game(
+    twenty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(twenty, 2)
+    table = next(t for t in fixed[1]["tables"] if "P000" in t["seats"])
+    table["seats"] = ["Sub" if n == "P000" else n for n in table["seats"]]
+    request = {"players": [*names(20), "Sub"], "games_per_player": 10, "tables": 2,
+               "fixed_rounds": fixed, "previous_rounds": previous,
+               "withdrawn": ["Sub"], "games_of": {"P000": 9}}
+    kept = make(request)
+    assert _moved(twenty, kept, 2) == set()  # the rounds left stand as they were
+    games = Counter(n for r in kept["rounds"] for t in r["tables"] for n in t["seats"])
+    assert games["P000"] == 9 and games["Sub"] == 1 and games["P001"] == 10
+
+
 def test_a_previous_plan_that_no_longer_fits_is_generated_afresh(
     twenty: dict[str, Any],
 ) -> None:
@@ -241,7 +257,7 @@ def test_withdrawn_players_keep_their_played_games_and_play_no_more() -> None:
     assert q["meetings_histogram"] == {"1": 25, "2": 20} and q["seat_spread"] <= 1
     with pytest.raises(SeatingError, match='"withdrawn" names "Nobody"'):
         parse_request({**request, "withdrawn": ["Nobody"]})
-    with pytest.raises(SeatingError, match=r"\+ 1 games of withdrawn players = 39 seats"):
+    with pytest.raises(SeatingError, match=r"\+ 1 \(withdrawn players, games_of\) = 39 seats"):
         parse_request({**request, "withdrawn": players[:1]})
 
 
