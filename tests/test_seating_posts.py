@@ -141,6 +141,29 @@ async def test_the_last_game_of_round_1_brings_round_2_after_the_round_results(
     assert await outbox_kinds(db) == []
 
 
+async def test_a_withdrawn_players_seat_is_posted_for_a_substitute_and_he_is_not_told(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await seated_world(db)
+    plan = await accept_plan(harness, t)
+    await save_quietly(db, t, plan, 1, 1)
+    gone = next(n for n in table_of(plan, 1, 1) if n in LINKED and place(plan, 2, n).table)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, f"/withdraw {gone}")
+    harness.session.clear()
+    await play_table(harness, db, t, plan, 1, 2)  # round 2 is posted and told
+
+    at = place(plan, 2, gone)
+    text = next(p for p in group_posts(harness) if isinstance(p, SendMessage)
+                and "<b>Round 2</b>" in p.text)
+    assert f"{at.seat}. substitute for {gone}" in text.text  # type: ignore[attr-defined]
+    told = told_users(harness)
+    assert told[gone] == []
+    others = [n for n in LINKED if n != gone]
+    assert all(told[n] == [f"<b>Spring Cup</b>\n{seat_line(plan, 2, n, language_of(n))}"]
+               for n in others)
+
+
 async def test_the_last_round_has_no_successor(harness: BotHarness, db: Database) -> None:
     t = await seated_world(db)
     plan = await accept_plan(harness, t)
