@@ -27,11 +27,17 @@ from aiogram.utils.i18n import gettext as _
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
-from bot.seating_text import MESSAGE_LIMIT, plan_preview, quality_text, utf16_len
+from bot.seating_text import (
+    MESSAGE_LIMIT,
+    plan_preview,
+    quality_text,
+    substitute_for,
+    utf16_len,
+)
 from bot.services import Refusal
 from bot.services import seating as service
 from bot.services.seating import Overview, PlanView, Prepared
-from bot.services.stored_plans import StoredPlan
+from bot.services.stored_plans import StoredPlan, vacated
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -293,6 +299,7 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
         return _tables_question(found), _tables_markup(found)
     accepted = found.accepted
     left = [r.round for r in accepted.plan.rounds if r.round not in found.played]
+    shown = vacated(accepted.plan, left, found.withdrawn, substitute_for)
     lines = [
         _header(found.tournament, found.players),
         _accepted_line(accepted),
@@ -305,12 +312,12 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
         return _fit(lines, accepted.plan, []), None
     if found.problem is not None:  # the plan stands; what to do before re-planning it
         lines += ["", "⚠ " + _refusal_html(found.problem)]
-        return _fit(lines, accepted.plan, left), None
+        return _fit(lines, shown, left), None
     label = _("🔁 Re-plan the remaining rounds") if found.played else _("🆕 Make a new plan")
     button = InlineKeyboardButton(
         text=label, callback_data=SeatingStart(tournament_id=found.tournament.id).pack()
     )
-    return _fit(lines, accepted.plan, left), InlineKeyboardMarkup(inline_keyboard=[[button]])
+    return _fit(lines, shown, left), InlineKeyboardMarkup(inline_keyboard=[[button]])
 
 
 def _accepted_line(accepted: StoredPlan) -> str:

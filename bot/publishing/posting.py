@@ -19,7 +19,6 @@ from aiogram.exceptions import (
 )
 from aiogram.types import BufferedInputFile, InputMediaPhoto, MediaUnion, Message
 from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
 from bot.db import outbox, players, tournaments
@@ -34,6 +33,7 @@ from bot.seating_text import (
     round_seating_picture,
     round_seating_text,
     round_seating_update,
+    substitute_for,
 )
 from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService
@@ -301,7 +301,7 @@ class GroupPoster:
         assert row.round is not None and tournament.chat_id is not None
         round_no, title = row.round, tournament.title
         gone = await withdrawn_names(self._db, tournament.id)  # their seats: substitutes
-        plan = vacated(plan, round_no, gone, _substitute_for)
+        plan = vacated(plan, {round_no}, gone, substitute_for)
         if row.changed:
             text = round_seating_update(plan, round_no, title)
         else:
@@ -343,8 +343,4 @@ class GroupPoster:
                 for i, f in enumerate(files[start : start + ALBUM_SIZE])
             ]
             await bot.send_media_group(chat_id, media)
-
-
-def _substitute_for(name: str) -> str:
-    return _("substitute for {player}").format(player=name)
 

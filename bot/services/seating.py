@@ -217,6 +217,7 @@ class Basis:
     # games in all of a player whose planned seat a withdrawn substitute played: the
     # game is gone (nobody else can play one more to make up for it)
     games_of: Mapping[str, int] = field(default_factory=dict)
+    gone: frozenset[str] = frozenset()  # every withdrawn player, played or not
 
     @property
     def playing(self) -> int:
@@ -290,7 +291,8 @@ async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
     roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
     missed = _missed(fixed, accepted, on)
     games_of = {name: tournament.distance - count for name, count in sorted(missed.items())}
-    return Basis(tournament, roster, fixed, accepted, games_of)
+    gone = frozenset(p.nickname for p in confirmed if not p.plays_on)
+    return Basis(tournament, roster, fixed, accepted, games_of, gone)
 
 
 def _missed(fixed: Sequence[Round], accepted: StoredPlan | None, on: set[str]) -> Counter[str]:
@@ -392,6 +394,7 @@ class Overview:
     played: tuple[int, ...]  # rounds with saved games: kept as played
     accepted: StoredPlan | None
     problem: Refusal | None = None  # why no plan can be made of the roster now
+    withdrawn: frozenset[str] = frozenset()  # their seats still planned: substitutes play them
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,6 +469,7 @@ async def overview(db: Database, tournament_id: int, user_id: int) -> Overview |
         played=basis.played,
         accepted=basis.accepted,
         problem=problem,
+        withdrawn=basis.gone,
     )
 
 

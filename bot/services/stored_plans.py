@@ -107,14 +107,16 @@ class StoredPlan:
         return found
 
 
-def vacated(plan: Plan, round_no: int, names: Collection[str], label: Callable[[str], str]) -> Plan:
-    """``plan`` with the seats of ``names`` (withdrawn players) in round ``round_no``
-    written ``label(name)``: a substitute plays them; they don't sit the round out."""
+def vacated(
+    plan: Plan, numbers: Collection[int], names: Collection[str], label: Callable[[str], str]
+) -> Plan:
+    """``plan`` with the seats of ``names`` (withdrawn players) in the rounds ``numbers``
+    written ``label(name)``: a substitute plays them; they don't sit those rounds out."""
     if not names:
         return plan
     rounds = tuple(
         r
-        if r.round != round_no
+        if r.round not in numbers
         else Round(
             round=r.round,
             tables=tuple(

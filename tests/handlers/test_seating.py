@@ -545,6 +545,7 @@ async def test_a_player_withdrawn_after_playing_keeps_his_games_and_the_plan_is_
     shown = latest(harness).text or ""
     assert "The accepted plan: 2 rounds" in shown and "Confirmed players: 19" in shown
     assert "19 players × 2 games + 1 played by withdrawn players = 39 seats" in shown
+    assert f"substitute for {one[0]}" in shown  # his seat in round 2, for a substitute
     assert labels(latest(harness)) == []
 
 
