@@ -362,7 +362,8 @@ def _generating(tables: int) -> str:
     ).format(tables=tables)
 
 
-def _offer_lines(view: PlanView) -> list[str]:
+def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
+    """The plan's figures and what it changes; ``offered``: with the ways a re-plan can go."""
     rounds = len(view.plan.rounds)
     lines = [
         _header(view.tournament, _players_of(view)),
@@ -375,7 +376,8 @@ def _offer_lines(view: PlanView) -> list[str]:
     if view.played:
         lines.append(_played_line(view.played))
     lines += ["", quality_text(view.plan, view.seed)]
-    lines += _ways_lines(view)
+    if offered:
+        lines += _ways_lines(view)
     if view.fewer:
         names = ", ".join(html.escape(n) for n in view.fewer[:NAMES_LISTED])
         lines += [
@@ -441,7 +443,7 @@ def _ways_lines(view: PlanView) -> list[str]:
 def _players_of(view: PlanView) -> int:
     names = {n for r in view.plan.rounds for t in r.tables for n in t.seats}
     names.update(n for r in view.plan.rounds for n in r.sitting_out)
-    return len(names)
+    return len(names - set(view.withdrawn))  # who plays on, as /seating counts them
 
 
 def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -468,7 +470,7 @@ def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | 
 
 
 def _accepted_text(view: PlanView) -> str:
-    lines = [_("✅ The seating plan is accepted."), *_offer_lines(view)]
+    lines = [_("✅ The seating plan is accepted."), *_offer_lines(view, offered=False)]
     lines += ["", _("/seating shows it again.")]
     return _fit(lines, view.plan, view.planned)
 

@@ -415,6 +415,7 @@ class PlanView:
     other_moves: int | None = None
     fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
     fewer: tuple[str, ...] = ()  # players with a game fewer: a withdrawn substitute played it
+    withdrawn: tuple[str, ...] = ()  # in the played rounds only
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -726,6 +727,7 @@ def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Bas
         changed=_moved(basis, plan),
         kept="previous_rounds" in row.request,
         fewer=tuple(row.request.get("games_of", ())),
+        withdrawn=tuple(row.request.get("withdrawn", ())),
     )
 
 

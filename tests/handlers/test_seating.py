@@ -570,12 +570,15 @@ async def test_a_substitute_withdrawn_after_his_game_leaves_the_rounds_to_play_a
     await harness.press(chief, latest(harness), text="🔁 Re-plan the remaining rounds")
     await harness.press(chief, latest(harness), text="2 ✓")
     offered = latest(harness).text or ""
+    assert "Confirmed players: 20; games per player: 2." in offered
     assert "The accepted plan is kept, changed only where it must" in offered
     assert f"{absent} plays fewer games: a withdrawn substitute played his planned seat." in (
         offered
     )
     assert "Seats change for" not in offered
     await harness.press(chief, latest(harness), text="✅ Accept")
+    done = latest(harness).text or ""
+    assert "✅ The seating plan is accepted." in done and "The accepted plan is kept" not in done
     now = (await plans(db, t.id))[-1]
     assert now.status == "accepted" and now.plan["rounds"][1] == accepted.plan["rounds"][1]
     assert now.plan["rounds"][0]["tables"][0]["seats"] == one  # round 1 as played
