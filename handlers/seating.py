@@ -400,6 +400,8 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
                 len(view.changed),
             ).format(count=len(view.changed), players=shown),
         ]
+    elif view.replaces and view.planned:
+        lines += ["", _("Nobody's seats in the rounds left change.")]
     return lines
 
 

@@ -290,6 +290,7 @@ async def test_a_replan_after_two_players_swapped_tables_moves_nobody_in_the_tol
     fresh = re.search(r"a fresh plan would move (\d+) players", offered)
     assert fresh is not None and int(fresh.group(1)) >= 10, offered
     assert "Seats change for" not in offered
+    assert "Nobody's seats in the rounds left change." in offered
     harness.session.clear()
 
     await press_accept(harness, t, max(p.id for p in await plans(harness, t)))
