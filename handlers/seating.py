@@ -388,6 +388,18 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
                 len(view.fewer),
             ).format(players=names),
         ]
+    if view.vacant:
+        names = ", ".join(html.escape(n) for n in view.vacant[:NAMES_LISTED])
+        lines += [
+            "",
+            _(
+                "{players} is withdrawn, but without his games left the others' don't fill "
+                "whole tables: substitutes play his seats.",
+                "{players} are withdrawn, but without their games left the others' don't fill "
+                "whole tables: substitutes play their seats.",
+                len(view.vacant),
+            ).format(players=names),
+        ]
     if view.changed:
         shown = ", ".join(html.escape(n) for n in view.changed[:NAMES_LISTED])
         if len(view.changed) > NAMES_LISTED:
@@ -445,7 +457,7 @@ def _ways_lines(view: PlanView) -> list[str]:
 def _players_of(view: PlanView) -> int:
     names = {n for r in view.plan.rounds for t in r.tables for n in t.seats}
     names.update(n for r in view.plan.rounds for n in r.sitting_out)
-    return len(names - set(view.withdrawn))  # who plays on, as /seating counts them
+    return len(names - {*view.withdrawn, *view.vacant})  # who plays on, as /seating counts
 
 
 def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | None]:

@@ -11,9 +11,11 @@ or was replaced.
 
 A re-plan over an accepted plan keeps that plan's rounds still to play, repaired only
 where they must change (``seating.repair``: a departed player's seats, a game handed
-back after a substitute), so the players keep the seats they were told; a fresh plan
-is made beside it, so the offer says how many players the other way moves, and is
-offered instead when the chief judge asks for it, unless it is less fair.
+back after a substitute; a withdrawn player's seats left stay for substitutes when the
+others' games would not fill whole tables without them), so the players keep the seats
+they were told; a fresh plan is made beside it, so the offer says how many players the
+other way moves, and is offered instead when the chief judge asks for it, unless it is
+less fair.
 
 The generator is CPU-bound (seconds for a big tournament): it runs in a worker
 thread, outside any transaction. An offer is stored (``bot.db.seating``) so that the
@@ -218,16 +220,22 @@ class Basis:
     # game is gone (nobody else can play one more to make up for it)
     games_of: Mapping[str, int] = field(default_factory=dict)
     gone: frozenset[str] = frozenset()  # every withdrawn player, played or not
+    # withdrawn players whose planned seats stay, for substitutes: without their games
+    # left the others' don't fill whole tables
+    vacant: frozenset[str] = frozenset()
 
     @property
     def playing(self) -> int:
-        """Players who play on (not withdrawn)."""
-        return sum(p.plays_on for p in self.players)
+        """Players who play on (not withdrawn), and the seats kept for substitutes."""
+        return sum(p.plays_on or p.nickname in self.vacant for p in self.players)
 
     @property
     def withdrawn(self) -> tuple[str, ...]:
-        """The withdrawn players who played: their games stay in the played rounds."""
-        return tuple(p.nickname for p in self.players if not p.plays_on)
+        """The withdrawn players who played and whose seats go: their games stay in the
+        played rounds."""
+        return tuple(
+            p.nickname for p in self.players if not p.plays_on and p.nickname not in self.vacant
+        )
 
     @property
     def seats(self) -> int:
@@ -289,13 +297,36 @@ async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
         return fixed
     seated = {n for r in fixed for t in r.tables for n in t.seats}
     roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
-    missed = _missed(fixed, accepted, on)
-    games_of = {name: tournament.distance - count for name, count in sorted(missed.items())}
     gone = frozenset(p.nickname for p in confirmed if not p.plays_on)
-    return Basis(tournament, roster, fixed, accepted, games_of, gone)
+    games_of = _games_of(fixed, accepted, on, tournament.distance)
+    basis = Basis(tournament, roster, fixed, accepted, games_of, gone)
+    ahead = set() if accepted is None else _planned_ahead(accepted, basis.played)
+    vacant = frozenset(basis.withdrawn) & ahead
+    if basis.seats % SEATS and vacant:  # a substitute plays each of their seats left
+        games_of = _games_of(fixed, accepted, on | vacant, tournament.distance)
+        basis = replace(basis, games_of=games_of, vacant=vacant)
+    return basis
 
 
-def _missed(fixed: Sequence[Round], accepted: StoredPlan | None, on: set[str]) -> Counter[str]:
+def _planned_ahead(accepted: StoredPlan, played: Sequence[int]) -> set[str]:
+    """Names with a seat in the accepted plan's rounds still to play."""
+    return {
+        n for r in accepted.plan.rounds if r.round not in played for t in r.tables for n in t.seats
+    }
+
+
+def _games_of(
+    fixed: Sequence[Round], accepted: StoredPlan | None, owners: set[str], distance: int
+) -> dict[str, int]:
+    """Games in all of the players (among ``owners``) whose planned seats a withdrawn
+    substitute played: those games are gone."""
+    missed = _missed(fixed, accepted, owners)
+    return {name: distance - count for name, count in sorted(missed.items())}
+
+
+def _missed(
+    fixed: Sequence[Round], accepted: StoredPlan | None, owners: set[str]
+) -> Counter[str]:
     """Player -> his planned seats a withdrawn substitute played (the card's substitute
     takes the seat of the player he replaces) while he played nowhere in that round."""
     missed: Counter[str] = Counter()
@@ -306,7 +337,7 @@ def _missed(fixed: Sequence[Round], accepted: StoredPlan | None, on: set[str]) -
         seated = {n for t in round_.tables for n in t.seats}
         for table in round_.tables:
             for name, meant in zip(table.seats, tables.get(table.table, ()), strict=False):
-                if name not in on and meant in on and meant not in seated:
+                if name not in owners and meant in owners and meant not in seated:
                     missed[meant] += 1
     return missed
 
@@ -416,6 +447,7 @@ class PlanView:
     fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
     fewer: tuple[str, ...] = ()  # players with a game fewer: a withdrawn substitute played it
     withdrawn: tuple[str, ...] = ()  # in the played rounds only
+    vacant: tuple[str, ...] = ()  # withdrawn, their seats left played by substitutes
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -464,7 +496,7 @@ async def overview(db: Database, tournament_id: int, user_id: int) -> Overview |
         return problem
     return Overview(
         tournament=basis.tournament,
-        players=basis.playing,
+        players=sum(p.plays_on for p in basis.players),
         default_tables=basis.default_tables,
         most_tables=basis.most_tables,
         played=basis.played,
@@ -728,6 +760,7 @@ def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Bas
         kept="previous_rounds" in row.request,
         fewer=tuple(row.request.get("games_of", ())),
         withdrawn=tuple(row.request.get("withdrawn", ())),
+        vacant=tuple(sorted(basis.vacant)),
     )
 
 

@@ -529,23 +529,49 @@ async def test_the_chief_judge_withdraws_a_player_and_seating_shows_the_plan_thr
     assert plans_equal((await plans(db, t.id))[-1].plan, accepted.plan)
 
 
-async def test_a_player_withdrawn_after_playing_keeps_his_games_and_the_plan_is_shown(
+async def test_a_player_withdrawn_after_playing_leaves_his_seats_to_substitutes(
     harness: BotHarness, db: Database
 ) -> None:
     t, chief, accepted = await with_plan(harness, db)
     one, two = (table["seats"] for table in accepted.plan["rounds"][0]["tables"])
     await save_round(db, t, 1, {1: one, 2: two})
-    await harness.say(chief, f"/withdraw {one[0]}")
+    gone = one[0]
+    await harness.say(chief, f"/withdraw {gone}")
     said = latest(harness).text or ""
     assert "the 1 game he played stays in the standings" in said
     assert "re-plan the remaining rounds in /seating" in said
     async with db.read() as conn:
         assert len(await list_games(conn, t.id)) == 2  # his game stays
+    # 19 players × 2 games + his 1 = 39 seats fill no whole tables: his seat in round 2
+    # stays, for a substitute, and the re-plan keeps the plan as told.
     await harness.say(chief, "/seating")
     shown = latest(harness).text or ""
     assert "The accepted plan: 2 rounds" in shown and "Confirmed players: 19" in shown
-    assert "19 players × 2 games + 1 played by withdrawn players = 39 seats" in shown
-    assert f"substitute for {one[0]}" in shown  # his seat in round 2, for a substitute
+    assert f"substitute for {gone}" in shown
+    await harness.press(chief, latest(harness), text="🔁 Re-plan the remaining rounds")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    offered = latest(harness).text or ""
+    assert "The accepted plan is kept, changed only where it must" in offered
+    assert f"{gone} is withdrawn, but without his games left the others' don't fill whole " \
+        "tables: substitutes play his seats." in offered
+    assert "Nobody's seats in the rounds left change." in offered
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    now = (await plans(db, t.id))[-1]
+    assert now.status == "accepted" and now.plan["rounds"][1] == accepted.plan["rounds"][1]
+
+
+async def test_without_a_plan_a_withdrawal_that_leaves_tables_unfilled_is_explained(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    names = [f"P{n}" for n in range(1, 21)]
+    await save_round(db, t, 1, {1: names[:10], 2: names[10:]})
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/withdraw P1")
+    await harness.say(chief, "/seating")
+    assert (latest(harness).text or "").startswith(
+        "19 players × 2 games + 1 played by withdrawn players = 39 seats, not a multiple of 10"
+    )
     assert labels(latest(harness)) == []
 
 
