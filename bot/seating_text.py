@@ -364,3 +364,8 @@ def _card(
         draw.text((x + PAD + NUMBER_WIDTH, middle), shown, font=font, fill=TEXT, anchor="lm")
     bottom = y + HEADER_HEIGHT + len(seats) * ROW_HEIGHT
     draw.rectangle((x, y, right, bottom), outline=BORDER, width=2)
+
+
+def substitute_for(name: str) -> str:
+    """What a withdrawn player's seat in a round still to play reads: a substitute plays it."""
+    return _("substitute for {player}").format(player=name)

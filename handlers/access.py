@@ -153,6 +153,9 @@ COMMANDS: Mapping[str, Access] = {
     ),
     "revoke": Access("chief", BOTH, about=N_("Revoke an invite link: /revoke TOKEN")),
     "roster": Access("chief", BOTH, about=N_("Roster (one nickname a line)"), menus=PRIVATE),
+    "withdraw": Access(
+        "chief", BOTH, about=N_("Withdraw a player: /withdraw NICKNAME"), menus=BOTH
+    ),
     "games": _private(
         "chief",
         N_("Games: correct or annul"),

@@ -1,4 +1,5 @@
-"""Players: /join, the chief judge's Confirm / Reject, the players' invite link, /roster.
+"""Players: /join, the chief judge's Confirm / Reject, the players' invite link, /roster,
+/withdraw.
 
 A nickname belongs to one account (``bot.services.players``). The players' link is
 reusable until revoked (one link for the whole group, posted once); it only opens an
@@ -37,7 +38,7 @@ from bot.names import nick, plain, quoted_title
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import players as service
-from bot.services.players import Application, RosterReport, TryAgain, check_nickname
+from bot.services.players import Application, RosterReport, TryAgain, Withdrawn, check_nickname
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
 from handlers.filters import ChiefJudge, GroupTournament, TournamentPick
@@ -58,6 +59,12 @@ class JoinFlow(StatesGroup):
 
 class RosterFlow(StatesGroup):
     lines = State()
+
+
+class WithdrawFlow(StatesGroup):
+    """A chief judge of several tournaments picked one: waiting for the nickname."""
+
+    nickname = State()
 
 
 class PlayerDecision(CallbackData, prefix="tp"):
@@ -497,12 +504,19 @@ async def roster_command(
 async def roster_picked(
     callback: CallbackQuery, tournament: TournamentRow, state: FSMContext
 ) -> None:
+    await ask(callback, state, RosterFlow.lines, tournament.id, roster_prompt())
+
+
+async def ask(
+    callback: CallbackQuery, state: FSMContext, wanted: State, tournament_id: int, text: str
+) -> None:
+    """After a tournament is picked: the conversation waits for ``wanted``, asked by ``text``."""
     await callback.answer()
     if not isinstance(callback.message, Message):
         return
-    await state.set_state(RosterFlow.lines)
-    await state.set_data({"tournament_id": tournament.id})
-    await callback.message.answer(roster_prompt())
+    await state.set_state(wanted)
+    await state.set_data({"tournament_id": tournament_id})
+    await callback.message.answer(text)
 
 
 @router.message(RosterFlow.lines, in_private, is_conversation_text)
@@ -514,3 +528,71 @@ async def roster_lines(message: Message, state: FSMContext, db: Database) -> Non
         await message.answer(_("Something went wrong. Send /roster again."))
         return
     await run_roster(message, db, tournament_id, (message.text or "").split("\n"))
+
+
+# -- /withdraw ------------------------------------------------------------------------------
+
+
+def withdrawn_text(done: Withdrawn) -> str:
+    if done.games:
+        said = _(
+            "🚪 {nick} is withdrawn from {title}: the {games} game he played stays in the "
+            "standings; he is left out of the games still to play (seating plans, the "
+            "judge's card).",
+            "🚪 {nick} is withdrawn from {title}: the {games} games he played stay in the "
+            "standings; he is left out of the games still to play (seating plans, the "
+            "judge's card).",
+            done.games,
+        )
+    else:
+        said = _(
+            "🚪 {nick} is withdrawn from {title}: he played no games and is left out of the "
+            "games still to play (seating plans, the judge's card)."
+        )
+    title = quoted_title(done.tournament)
+    lines = [said.format(nick=nick(done.player.nickname), title=title, games=done.games)]
+    if done.planned:
+        lines.append(
+            _("The accepted seating plan still seats him: re-plan the remaining rounds in "
+              "/seating.")
+        )
+    return "\n".join(lines)
+
+
+async def withdraw(message: Message, db: Database, tournament_id: int, raw: str) -> None:
+    assert message.from_user is not None
+    if not raw.strip():
+        await message.answer(
+            _("Send /withdraw and the player's nickname, e.g. /withdraw Alex. His games stay "
+              "in the standings; he plays no more.")
+        )
+        return
+    done = await service.withdraw(db, tournament_id, " ".join(raw.split()), message.from_user.id)
+    await message.answer(done.text() if isinstance(done, Refusal) else withdrawn_text(done))
+
+
+@router.message(Command("withdraw"), ChiefJudge("withdraw"))
+async def withdraw_command(
+    message: Message, command: CommandObject, tournament: TournamentRow, db: Database
+) -> None:
+    await withdraw(message, db, tournament.id, command.args or "")
+
+
+@router.callback_query(TournamentPick.filter(F.command == "withdraw"), ChiefJudge())
+async def withdraw_picked(
+    callback: CallbackQuery, tournament: TournamentRow, state: FSMContext
+) -> None:
+    """A chief judge of several tournaments picked one: the nickname comes next."""
+    text = _("Send the nickname of the player to withdraw from {title}. /cancel to stop.")
+    await ask(callback, state, WithdrawFlow.nickname, tournament.id,
+              text.format(title=quoted_title(tournament)))
+
+
+@router.message(WithdrawFlow.nickname, in_private, is_conversation_text)
+async def withdraw_nickname(message: Message, state: FSMContext, db: Database) -> None:
+    tournament_id = (await state.get_data()).get("tournament_id")
+    await state.clear()
+    if not isinstance(tournament_id, int):
+        await message.answer(_("Something went wrong. Send /withdraw again."))
+        return
+    await withdraw(message, db, tournament_id, message.text or "")

@@ -5,7 +5,10 @@ generates a plan (in a worker thread: the bot keeps answering meanwhile) and off
 with its fairness figures and a preview: 🔄 Regenerate (another seed), ✅ Accept,
 ✖ Cancel. Rounds already played are kept as played, so once round 1 has saved games
 the same command re-plans the remaining rounds (a player dropped out or was
-replaced). The use cases are ``bot.services.seating``; this module parses and renders.
+replaced). A re-plan keeps the accepted plan's rounds, changed only where they must
+(players told their seats keep them); 🆕 Fresh plan asks for a new one, and the offer
+says how many players either way moves. The use cases are ``bot.services.seating``;
+this module parses and renders.
 """
 
 from __future__ import annotations
@@ -25,11 +28,17 @@ from aiogram.utils.i18n import gettext as _
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
-from bot.seating_text import MESSAGE_LIMIT, plan_preview, quality_text, utf16_len
+from bot.seating_text import (
+    MESSAGE_LIMIT,
+    plan_preview,
+    quality_text,
+    substitute_for,
+    utf16_len,
+)
 from bot.services import Refusal
 from bot.services import seating as service
 from bot.services.seating import Overview, PlanView, Prepared
-from bot.services.stored_plans import StoredPlan
+from bot.services.stored_plans import StoredPlan, vacated
 from handlers.callbacks import RowId, Small
 from handlers.filters import ChiefJudge
 from seating import Plan
@@ -65,7 +74,7 @@ class SeatingTables(CallbackData, prefix="st"):
     tables: Small
 
 
-OfferVerb = Literal["regen", "accept", "cancel"]
+OfferVerb = Literal["regen", "accept", "cancel", "fresh", "keep"]
 
 
 class SeatingOffer(CallbackData, prefix="so"):
@@ -114,7 +123,7 @@ async def seating_picked(callback: CallbackQuery, callback_data: SeatingPick, db
 @router.callback_query(SeatingStart.filter(), SeatingChief)
 async def seating_start(callback: CallbackQuery, callback_data: SeatingStart, db: Database) -> None:
     found = await service.overview(db, callback_data.tournament_id, callback.from_user.id)
-    if await _refused(callback, found):
+    if await _refused(callback, found.problem if isinstance(found, Overview) else found):
         return
     assert isinstance(found, Overview)
     await callback.answer()
@@ -140,6 +149,21 @@ async def regenerate_tapped(
 ) -> None:
     prepared = await service.prepare_regeneration(
         db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id
+    )
+    if await _refused(callback, prepared):
+        return
+    assert isinstance(prepared, Prepared)
+    await _generate(callback, db, prepared)
+
+
+@router.callback_query(SeatingOffer.filter(F.action.in_({"fresh", "keep"})), SeatingChief)
+async def other_way_tapped(
+    callback: CallbackQuery, callback_data: SeatingOffer, db: Database
+) -> None:
+    """A re-plan the other way: a fresh plan, or the accepted plan kept."""
+    prepared = await service.prepare_other_way(
+        db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id,
+        fresh=callback_data.action == "fresh",
     )
     if await _refused(callback, prepared):
         return
@@ -282,6 +306,7 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
         return _tables_question(found), _tables_markup(found)
     accepted = found.accepted
     left = [r.round for r in accepted.plan.rounds if r.round not in found.played]
+    shown = vacated(accepted.plan, left, found.withdrawn, substitute_for)
     lines = [
         _header(found.tournament, found.players),
         _accepted_line(accepted),
@@ -292,11 +317,14 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
     if not left:
         lines.append(_("Every round of it was played."))
         return _fit(lines, accepted.plan, []), None
+    if found.problem is not None:  # the plan stands; what to do before re-planning it
+        lines += ["", "⚠ " + _refusal_html(found.problem)]
+        return _fit(lines, shown, left), None
     label = _("🔁 Re-plan the remaining rounds") if found.played else _("🆕 Make a new plan")
     button = InlineKeyboardButton(
         text=label, callback_data=SeatingStart(tournament_id=found.tournament.id).pack()
     )
-    return _fit(lines, accepted.plan, left), InlineKeyboardMarkup(inline_keyboard=[[button]])
+    return _fit(lines, shown, left), InlineKeyboardMarkup(inline_keyboard=[[button]])
 
 
 def _accepted_line(accepted: StoredPlan) -> str:
@@ -341,7 +369,8 @@ def _generating(tables: int) -> str:
     ).format(tables=tables)
 
 
-def _offer_lines(view: PlanView) -> list[str]:
+def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
+    """The plan's figures and what it changes; ``offered``: with the ways a re-plan can go."""
     rounds = len(view.plan.rounds)
     lines = [
         _header(view.tournament, _players_of(view)),
@@ -354,6 +383,30 @@ def _offer_lines(view: PlanView) -> list[str]:
     if view.played:
         lines.append(_played_line(view.played))
     lines += ["", quality_text(view.plan, view.seed)]
+    if offered:
+        lines += _ways_lines(view)
+    if view.fewer:
+        names = ", ".join(html.escape(n) for n in view.fewer[:NAMES_LISTED])
+        lines += [
+            "",
+            _(
+                "{players} plays fewer games: a withdrawn substitute played his planned seat.",
+                "{players} play fewer games: withdrawn substitutes played their planned seats.",
+                len(view.fewer),
+            ).format(players=names),
+        ]
+    if view.vacant:
+        names = ", ".join(html.escape(n) for n in view.vacant[:NAMES_LISTED])
+        lines += [
+            "",
+            _(
+                "{players} is withdrawn, but without his games left the others' don't fill "
+                "whole tables: substitutes play his seats.",
+                "{players} are withdrawn, but without their games left the others' don't fill "
+                "whole tables: substitutes play their seats.",
+                len(view.vacant),
+            ).format(players=names),
+        ]
     if view.changed:
         shown = ", ".join(html.escape(n) for n in view.changed[:NAMES_LISTED])
         if len(view.changed) > NAMES_LISTED:
@@ -366,13 +419,52 @@ def _offer_lines(view: PlanView) -> list[str]:
                 len(view.changed),
             ).format(count=len(view.changed), players=shown),
         ]
+    elif view.replaces and view.planned:
+        lines += ["", _("Nobody's seats in the rounds left change.")]
     return lines
+
+
+def _ways_lines(view: PlanView) -> list[str]:
+    """Over an accepted plan: which way this re-plan goes, and what the other would move."""
+    if not view.replaces:
+        return []
+    others = view.other_moves
+    if view.kept and others is not None and view.fresh_not_fairer:
+        line = _(
+            "The accepted plan is kept, changed only where it must: a fresh plan would move "
+            "{count} player and be less fair.",
+            "The accepted plan is kept, changed only where it must: a fresh plan would move "
+            "{count} players and be less fair.",
+            others,
+        ).format(count=others)
+    elif view.kept and others is not None:
+        line = _(
+            "The accepted plan is kept, changed only where it must; a fresh plan would move "
+            "{count} player.",
+            "The accepted plan is kept, changed only where it must; a fresh plan would move "
+            "{count} players.",
+            others,
+        ).format(count=others)
+    elif view.kept:
+        line = _("The accepted plan is kept, changed only where it must.")
+    elif others is not None:
+        line = _(
+            "A fresh plan; keeping the accepted plan would move {count} player.",
+            "A fresh plan; keeping the accepted plan would move {count} players.",
+            others,
+        ).format(count=others)
+    else:
+        line = _(
+            "A fresh plan: the accepted plan can't be kept (its tables or rounds no longer fit, "
+            "or the freed seats can't be filled)."
+        )
+    return ["", line]
 
 
 def _players_of(view: PlanView) -> int:
     names = {n for r in view.plan.rounds for t in r.tables for n in t.seats}
     names.update(n for r in view.plan.rounds for n in r.sitting_out)
-    return len(names)
+    return len(names - {*view.withdrawn, *view.vacant})  # who plays on, as /seating counts
 
 
 def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -386,17 +478,20 @@ def _offer_reply(made: PlanView | Refusal) -> tuple[str, InlineKeyboardMarkup | 
         data = SeatingOffer(action=action, tournament_id=made.tournament.id, plan_id=made.plan_id)
         return InlineKeyboardButton(text=text, callback_data=data.pack())
 
-    markup = InlineKeyboardMarkup(
-        inline_keyboard=[
-            [button(_("🔄 Regenerate"), "regen"), button(_("✅ Accept"), "accept")],
-            [button(_("✖ Cancel"), "cancel")],
-        ]
-    )
+    first = [button(_("✅ Accept"), "accept")]
+    last = [button(_("✖ Cancel"), "cancel")]
+    if made.kept and made.other_moves is not None and not made.fresh_not_fairer:
+        last.insert(0, button(_("🆕 Fresh plan"), "fresh"))
+    elif not made.kept or made.fresh_not_fairer:  # another seed may be fairer
+        first.insert(0, button(_("🔄 Regenerate"), "regen"))
+    if not made.kept and made.other_moves is not None:
+        last.insert(0, button(_("↩ Keep the accepted plan"), "keep"))
+    markup = InlineKeyboardMarkup(inline_keyboard=[first, last])
     return _fit(lines, made.plan, made.planned), markup
 
 
 def _accepted_text(view: PlanView) -> str:
-    lines = [_("✅ The seating plan is accepted."), *_offer_lines(view)]
+    lines = [_("✅ The seating plan is accepted."), *_offer_lines(view, offered=False)]
     lines += ["", _("/seating shows it again.")]
     return _fit(lines, view.plan, view.planned)
 

@@ -14,10 +14,19 @@ sit at which table and in which seat. The command line is seating-contract.md
   ``check_request(request)`` checks one built in Python; every invalid request raises
   ``SeatingError`` (a ``ValueError``) whose message is one line saying what is wrong
   and what to change;
+* ``repair(request, previous)`` — a re-plan keeping an earlier plan's rounds still to
+  play where they fit (None: they don't); ``generate`` does it for a request with
+  ``previous_rounds``;
 * ``generate(request)`` — the plan: the same request (seed included) always gives the
   same rounds; ``request.time_limit`` only caps the time (``quality.cut_short``);
 * ``quality(plan, request)`` — the plan's fairness figures, measured afresh;
 * ``plan_to_dict`` / ``plan_to_json`` / ``plan_to_table`` — the plan written out.
+
+Optional request fields beyond ``seating-contract.md`` (extensions, as it allows):
+``previous_rounds`` (an earlier plan's rounds still to play, kept where they fit),
+``withdrawn`` (players who left: they keep their games in ``fixed_rounds`` and play no
+more; the quality figures leave them out) and ``games_of`` (a player's games in all where
+they differ from ``games_per_player``, e.g. one whose seat a substitute played).
 
 What a plan guarantees: the hard rules of the contract always; every player in every
 seat number equally often when they play a multiple of ten games, else within one
@@ -31,8 +40,9 @@ from __future__ import annotations
 
 from .generate import generate
 from .model import Plan, Quality, Request, Round, SeatingError, Table
-from .output import plan_to_dict, plan_to_json, plan_to_table
+from .output import plan_to_dict, plan_to_json, plan_to_table, round_to_dict
 from .quality import quality
+from .repair import repair
 from .request import check_request, load_request, parse_request
 
 __all__ = [
@@ -50,4 +60,6 @@ __all__ = [
     "plan_to_json",
     "plan_to_table",
     "quality",
+    "repair",
+    "round_to_dict",
 ]

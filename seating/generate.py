@@ -6,7 +6,9 @@
    is at;
 3. who takes which seat (``seats``).
 
-The fixed rounds are copied as given and every step plans around them. Everything
+The fixed rounds are copied as given and every step plans around them. With
+``previous_rounds`` (an earlier plan's rounds still to play) the plan is that one
+repaired (``repair``) where it can be, and generated as above where it can't. Everything
 random comes from ``random.Random(request.seed)``, drawn in a fixed order, and every
 search is bounded by its own count of work, so a request always gives the same plan;
 only ``time_limit`` reads the clock, to stop the search early (``cut_short``).
@@ -21,6 +23,7 @@ from time import perf_counter
 from .groups import arrange
 from .model import Plan, Request, Round, SeatingError, Table
 from .quality import measure
+from .repair import repair
 from .request import check_request
 from .seats import seat_games
 from .sitouts import choose_players, remaining_games
@@ -30,6 +33,10 @@ def generate(request: Request) -> Plan:
     """The seating plan of ``request`` (``SeatingError`` if the request breaks a rule)."""
     start = perf_counter()
     check_request(request)
+    if request.previous_rounds:
+        kept = repair(request, request.previous_rounds)
+        if kept is not None:
+            return Plan(kept.rounds, replace(kept.quality, seconds=perf_counter() - start))
     rng = Random(request.seed)
     names = request.players
     index = {name: n for n, name in enumerate(names)}
@@ -64,13 +71,14 @@ def generate(request: Request) -> Plan:
         )
     )
     planned = {}
+    on = tuple(name for name in names if name not in request.withdrawn)  # the rest left
     for number, round_numbers in zip(free, arranged.numbers, strict=True):
         games = [(table, tuple(names[p] for p in next(seated))) for table in round_numbers]
         games.sort()
         planned[number] = Round(
             round=number,
             tables=tuple(Table(table=t, seats=seats) for t, seats in games),
-            sitting_out=_resting(names, games),
+            sitting_out=_resting(on, games),
         )
     for number, round_ in fixed.items():
         planned[number] = Round(

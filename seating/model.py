@@ -7,7 +7,7 @@ Everything here is immutable. Seats are numbered 1-10 as at the table;
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SEATS = 10  # players at a table, and seat numbers 1-10
 MAX_GAMES = 30  # the largest games_per_player a request may ask for
@@ -42,13 +42,38 @@ class Request:
     tables: int  # tables played at once in a round
     apart: tuple[tuple[str, str], ...] = ()
     fixed_rounds: tuple[Round, ...] = ()  # rounds already played, kept as given
+    previous_rounds: tuple[Round, ...] = ()  # an earlier plan's other rounds, kept if they fit
+    # players who left: they keep their games in the fixed rounds and play no more
+    withdrawn: tuple[str, ...] = ()
+    # games a player plays in all where it isn't games_per_player (one whose seat a
+    # substitute played)
+    games_of: Mapping[str, int] = field(default_factory=dict)
     seed: int = 0
     time_limit: float = DEFAULT_TIME_LIMIT
 
     @property
+    def playing(self) -> int:
+        """Players who play on (not withdrawn)."""
+        return len(self.players) - len(set(self.withdrawn))
+
+    def total(self, name: str) -> int:
+        """Games ``name`` plays in all, unless he is withdrawn."""
+        return self.games_of.get(name, self.games_per_player)
+
+    @property
+    def seats(self) -> int:
+        """Seats in the whole plan: each player's games, the withdrawn players' those they
+        played."""
+        gone = set(self.withdrawn)
+        played = sum(
+            name in gone for round_ in self.fixed_rounds for t in round_.tables for name in t.seats
+        )
+        return sum(self.total(name) for name in self.players if name not in gone) + played
+
+    @property
     def games(self) -> int:
         """Games in the whole plan: every game seats ten players."""
-        return len(self.players) * self.games_per_player // SEATS
+        return self.seats // SEATS
 
     @property
     def rounds(self) -> int:

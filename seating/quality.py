@@ -43,16 +43,19 @@ def measure(
                 frozenset((a, b)) in apart for i, a in enumerate(seats) for b in seats[i + 1 :]
             ):
                 apart_games += 1
+    # The withdrawn left with what they played: the figures are those of who plays on.
+    gone = set(request.withdrawn)
+    on = [p for p, name in enumerate(players) if name not in gone]
     histogram: Counter[int] = Counter()
-    for a in range(count):
-        for b in range(a + 1, count):
+    for i, a in enumerate(on):
+        for b in on[i + 1 :]:
             histogram[meetings[a][b] + meetings[b][a]] += 1
     return Quality(
-        seat_spread=max(max(row) - min(row) for row in seat_games),
+        seat_spread=max(max(seat_games[p]) - min(seat_games[p]) for p in on),
         meetings_min=min(histogram),
         meetings_max=max(histogram),
         meetings_histogram=dict(sorted(histogram.items())),
-        table_spread=max(max(row) - min(row) for row in table_games),
+        table_spread=max(max(table_games[p]) - min(table_games[p]) for p in on),
         apart_violations=apart_games,
         cut_short=cut_short,
         seconds=seconds,

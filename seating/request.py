@@ -13,7 +13,10 @@ from math import isfinite
 from .model import MAX_GAMES, SEATS, Request, Round, SeatingError, Table
 from .sitouts import choose_players, remaining_games
 
-FIELDS = ("players", "games_per_player", "tables", "apart", "fixed_rounds", "seed", "time_limit")
+FIELDS = (
+    "players", "games_per_player", "tables", "apart", "fixed_rounds", "previous_rounds",
+    "withdrawn", "games_of", "seed", "time_limit",
+)
 ROUND_FIELDS = ("round", "tables", "sitting_out")
 TABLE_FIELDS = ("table", "seats")
 
@@ -61,19 +64,12 @@ def parse_request(data: object) -> Request:
         games_per_player=games,
         tables=tables,
         apart=_apart(data.get("apart", [])),
+        fixed_rounds=_fixed_rounds(data.get("fixed_rounds", []), "fixed"),
+        previous_rounds=_fixed_rounds(data.get("previous_rounds", []), "previous"),
+        withdrawn=_names(data.get("withdrawn", []), '"withdrawn"'),
+        games_of=_games_of(data.get("games_of", {})),
         seed=seed,
         time_limit=float(time_limit),
-    )
-    _check_sizes(request)
-    fixed = _fixed_rounds(data.get("fixed_rounds", []), request)
-    request = Request(
-        players=request.players,
-        games_per_player=request.games_per_player,
-        tables=request.tables,
-        apart=request.apart,
-        fixed_rounds=fixed,
-        seed=request.seed,
-        time_limit=request.time_limit,
     )
     check_request(request)
     return request
@@ -85,8 +81,18 @@ def check_request(request: Request) -> None:
     for name in request.players:
         if type(name) is not str or not name.strip():
             raise SeatingError(f"player names must be non-empty text, not {_show(name)}")
-    _check_sizes(request)
     known = set(request.players)
+    for name in request.withdrawn:
+        if name not in known:
+            raise SeatingError(f'"withdrawn" names {_show(name)}, who is not in "players": fix it')
+    for name, games in request.games_of.items():
+        if name not in known:
+            raise SeatingError(f'"games_of" names {_show(name)}, who is not in "players": fix it')
+        if type(games) is not int or not 0 <= games <= MAX_GAMES:
+            raise SeatingError(
+                f'"games_of" gives {_show(name)} {_show(games)} games: give 0 to {MAX_GAMES}'
+            )
+    _check_sizes(request)
     for pair in request.apart:
         _check_apart_pair(pair, known)
     if type(request.seed) is not int:
@@ -100,6 +106,7 @@ def _check_sizes(request: Request) -> None:
     if len(set(players)) != count:
         twice = next(name for n, name in enumerate(players) if name in players[:n])
         raise SeatingError(f"player {_show(twice)} is listed twice: give every player once")
+    count = request.playing
     if count < SEATS:
         raise SeatingError(
             f"{count} players are too few: a table needs {SEATS}, add players"
@@ -109,16 +116,21 @@ def _check_sizes(request: Request) -> None:
         raise SeatingError(
             f'"games_per_player" is {_show(games)}: it must be from 1 to {MAX_GAMES}'
         )
-    if count * games % SEATS:
+    seats = request.seats
+    if seats % SEATS:
+        left = seats - count * games
+        sign = "+" if left > 0 else "-"
+        also = f" {sign} {abs(left)} (withdrawn players, games_of)" if left else ""
         raise SeatingError(
-            f"{count} players × {games} games = {count * games} seats, not a multiple of"
+            f"{count} players × {games} games{also} = {seats} seats, not a multiple of"
             f" {SEATS}: change games_per_player or the number of players"
         )
-    most = count // SEATS
+    everyone = len(players)  # the withdrawn count: they filled the played rounds
+    most = everyone // SEATS
     tables = request.tables
     if type(tables) is not int or not 1 <= tables <= most:
         raise SeatingError(
-            f'"tables" is {_show(tables)}: {count} players fill 1 to {most} tables at once,'
+            f'"tables" is {_show(tables)}: {everyone} players fill 1 to {most} tables at once,'
             " change tables or add players"
         )
     limit = request.time_limit
@@ -137,6 +149,14 @@ def _players(value: object) -> tuple[str, ...]:
                 f'"players" must hold non-empty names, not {_show(name)}: fix that entry'
             )
     return tuple(value)
+
+
+def _games_of(value: object) -> dict[str, int]:
+    if type(value) is not dict or not all(type(n) is int for n in value.values()):
+        raise SeatingError(
+            f'"games_of" must map player names to whole numbers of games, not {_show(value)}'
+        )
+    return dict(value)
 
 
 def _apart(value: object) -> tuple[tuple[str, str], ...]:
@@ -162,20 +182,21 @@ def _check_apart_pair(pair: tuple[str, str], known: set[str]) -> None:
         raise SeatingError(f'"apart" pairs {_show(pair[0])} with themself: name two players')
 
 
-def _fixed_rounds(value: object, request: Request) -> tuple[Round, ...]:
+def _fixed_rounds(value: object, kind: str) -> tuple[Round, ...]:
+    """The rounds of "fixed_rounds" or "previous_rounds" (``kind``), as written."""
     if type(value) is not list:
-        raise SeatingError(f'"fixed_rounds" must be a list of rounds, not {_show(value)}')
+        raise SeatingError(f'"{kind}_rounds" must be a list of rounds, not {_show(value)}')
     rounds = []
     for item in value:
         if type(item) is not dict:
-            raise SeatingError(f'"fixed_rounds" must hold round objects, not {_show(item)}')
-        _known_fields(item, ROUND_FIELDS, "a fixed round")
+            raise SeatingError(f'"{kind}_rounds" must hold round objects, not {_show(item)}')
+        _known_fields(item, ROUND_FIELDS, f"a {kind} round")
         number = item.get("round")
         if type(number) is not int:
             raise SeatingError(
-                f'a fixed round needs "round", its number from 1, not {_show(number)}'
+                f'a {kind} round needs "round", its number from 1, not {_show(number)}'
             )
-        where = f"fixed round {number}"
+        where = f"{kind} round {number}"
         tables = item.get("tables")
         if type(tables) is not list:
             raise SeatingError(f'{where}: "tables" must be a list of tables, not {_show(tables)}')
@@ -261,17 +282,18 @@ def _check_fixed(request: Request) -> None:
                     f'{where}: "sitting_out" must list exactly the players not seated in it'
                     " (or be left out)"
                 )
-    games = request.games_per_player
     free = rounds - len(request.fixed_rounds)
+    gone = set(request.withdrawn)
     for player, count in zip(request.players, played, strict=True):
-        if count > games:
+        total = request.total(player)
+        if count > total and player not in gone:
             raise SeatingError(
-                f"{_show(player)} plays {count} games in the fixed rounds but games_per_player"
-                f" is {games}: fix the fixed rounds"
+                f"{_show(player)} plays {count} games in the fixed rounds but plays {total} in"
+                " all: fix the fixed rounds"
             )
-        if games - count > free:
+        if total - count > free and player not in gone:
             raise SeatingError(
-                f"{_show(player)} still needs {games - count} games but only {free} rounds are"
+                f"{_show(player)} still needs {total - count} games but only {free} rounds are"
                 " left to plan: fix the fixed rounds or games_per_player"
             )
     free_rounds = [

@@ -15,13 +15,16 @@ from .model import SEATS, Request
 
 
 def remaining_games(request: Request) -> list[int]:
-    """Games each player still has to play after the fixed rounds."""
+    """Games each player still has to play after the fixed rounds (none for the
+    withdrawn)."""
     index = {name: n for n, name in enumerate(request.players)}
-    need = [request.games_per_player] * len(request.players)
+    gone = set(request.withdrawn)
+    need = [0 if name in gone else request.total(name) for name in request.players]
     for fixed in request.fixed_rounds:
         for table in fixed.tables:
             for name in table.seats:
-                need[index[name]] -= 1
+                if name not in gone:
+                    need[index[name]] -= 1
     return need
 
 

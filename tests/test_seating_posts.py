@@ -7,8 +7,10 @@ outbox, and a player who can't be reached keeps nobody waiting."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import logging
+import re
 import sqlite3
 from pathlib import Path
 
@@ -139,6 +141,29 @@ async def test_the_last_game_of_round_1_brings_round_2_after_the_round_results(
     assert await outbox_kinds(db) == []
 
 
+async def test_a_withdrawn_players_seat_is_posted_for_a_substitute_and_he_is_not_told(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await seated_world(db)
+    plan = await accept_plan(harness, t)
+    await save_quietly(db, t, plan, 1, 1)
+    gone = next(n for n in table_of(plan, 1, 1) if n in LINKED and place(plan, 2, n).table)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, f"/withdraw {gone}")
+    harness.session.clear()
+    await play_table(harness, db, t, plan, 1, 2)  # round 2 is posted and told
+
+    at = place(plan, 2, gone)
+    text = next(p for p in group_posts(harness) if isinstance(p, SendMessage)
+                and "<b>Round 2</b>" in p.text)
+    assert f"{at.seat}. substitute for {gone}" in text.text  # type: ignore[attr-defined]
+    told = told_users(harness)
+    assert told[gone] == []
+    others = [n for n in LINKED if n != gone]
+    assert all(told[n] == [f"<b>Spring Cup</b>\n{seat_line(plan, 2, n, language_of(n))}"]
+               for n in others)
+
+
 async def test_the_last_round_has_no_successor(harness: BotHarness, db: Database) -> None:
     t = await seated_world(db)
     plan = await accept_plan(harness, t)
@@ -237,6 +262,43 @@ async def test_a_replan_of_a_round_not_told_yet_tells_nobody(
     assert group_posts(harness) == []
     assert all(texts == [] for texts in told_users(harness).values())
     assert await outbox_kinds(db) == []
+
+
+async def test_a_replan_after_two_players_swapped_tables_moves_nobody_in_the_told_round(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await seated_world(db)
+    plan = await accept_plan(harness, t)
+    # Round 1 is played with the first players of its two tables swapped.
+    one, two = table_of(plan, 1, 1), table_of(plan, 1, 2)
+    one[0], two[0] = two[0], one[0]
+    swapped = dataclasses.replace(plan, rounds=(
+        dataclasses.replace(plan.rounds[0], tables=(
+            seating.Table(table=1, seats=tuple(one)), seating.Table(table=2, seats=tuple(two))
+        )),
+        *plan.rounds[1:],
+    ))
+    await save_quietly(db, t, swapped, 1, 1)
+    await play_table(harness, db, t, swapped, 1, 2)  # round 2 is posted and told
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/seating")
+    await harness.press(
+        chief, harness.session.last_message(CHIEF), text="🔁 Re-plan the remaining rounds"
+    )
+    await harness.press(chief, harness.session.last_message(CHIEF), text="2 ✓")
+    offered = harness.session.last_text(CHIEF) or ""
+    fresh = re.search(r"a fresh plan would move (\d+) players", offered)
+    assert fresh is not None and int(fresh.group(1)) >= 10, offered
+    assert "Seats change for" not in offered
+    assert "Nobody's seats in the rounds left change." in offered
+    harness.session.clear()
+
+    await press_accept(harness, t, max(p.id for p in await plans(harness, t)))
+
+    new = await current_plan(harness, t)
+    assert new.rounds[1:] == plan.rounds[1:]  # rounds 2 and 3 as they were told
+    assert group_posts(harness) == []
+    assert all(texts == [] for texts in told_users(harness).values())
 
 
 # -- nothing lost, nobody kept waiting ----------------------------------------------------------

@@ -416,6 +416,15 @@ ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
 """
 
 
+# Version 9: a confirmed player the chief judge withdrew keeps the games he played (and
+# his place in the standings) but plays no more: left out of seating plans and of the
+# judge's card.
+_V9_WITHDRAWN_PLAYERS = """
+ALTER TABLE players ADD COLUMN withdrawn_at INTEGER;
+ALTER TABLE players ADD COLUMN withdrawn_by INTEGER;
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -425,6 +434,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V6_SEATING_POSTS,
     _v7_invite_digests,
     _V8_SEATING_TEXT_POSTED,
+    _V9_WITHDRAWN_PLAYERS,
 )
 LATEST = len(MIGRATIONS)
 

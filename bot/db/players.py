@@ -37,6 +37,12 @@ class PlayerRow:
     created_at: datetime
     decided_by: int | None
     decided_at: datetime | None
+    withdrawn_at: datetime | None = None  # withdrawn by the chief judge: plays no more
+
+    @property
+    def plays_on(self) -> bool:
+        """Confirmed and not withdrawn: seated in the games still to play."""
+        return self.status == "confirmed" and self.withdrawn_at is None
 
 
 def _row(r: sqlite3.Row) -> PlayerRow:
@@ -49,6 +55,7 @@ def _row(r: sqlite3.Row) -> PlayerRow:
         created_at=from_ts(r["created_at"]),
         decided_by=r["decided_by"],
         decided_at=opt_from_ts(r["decided_at"]),
+        withdrawn_at=opt_from_ts(r["withdrawn_at"]),
     )
 
 
@@ -224,6 +231,18 @@ async def reject_player(
     if played is not None:
         raise PlayerHasGames(player_id)
     return await _decide(conn, player_id, "rejected", decided_by, now)
+
+
+async def withdraw_player(
+    conn: Conn, player_id: int, *, withdrawn_by: int, now: datetime | None = None
+) -> PlayerRow:
+    """The confirmed player plays no more; his games and status stay."""
+    await run(
+        conn,
+        "UPDATE players SET withdrawn_at = ?, withdrawn_by = ? WHERE id = ?",
+        (ts_or_now(now), withdrawn_by, player_id),
+    )
+    return await require_player(conn, player_id)
 
 
 async def link_player(conn: Conn, player_id: int, user_id: int | None) -> PlayerRow:

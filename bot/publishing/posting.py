@@ -33,9 +33,10 @@ from bot.seating_text import (
     round_seating_picture,
     round_seating_text,
     round_seating_update,
+    substitute_for,
 )
 from bot.services.rating import unsettled
-from bot.services.stored_plans import accepted_plan
+from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService
 from bot.standings_text import Picture, live_message, picture, round_caption
 from seating import Plan
@@ -307,6 +308,8 @@ class GroupPoster:
     ) -> None:
         assert row.round is not None and tournament.chat_id is not None
         round_no, title = row.round, tournament.title
+        gone = await withdrawn_names(self._db, tournament.id)  # their seats: substitutes
+        plan = vacated(plan, {round_no}, gone, substitute_for)
         if row.changed:
             text = round_seating_update(plan, round_no, title)
         else:
@@ -356,3 +359,4 @@ class GroupPoster:
                 for i, f in enumerate(files[start : start + ALBUM_SIZE])
             ]
             await bot.send_media_group(chat_id, media)
+

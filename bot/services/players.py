@@ -15,7 +15,7 @@ from functools import partial
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, invites, players, staff, tournaments
+from bot.db import audit, games, invites, players, staff, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname, NicknameTaken, PlayerHasGames, UserAlreadyPlayer
 from bot.db.players import MAX_NICKNAME, PlayerRow
@@ -26,6 +26,7 @@ from bot.services.invites import INVITE_REVOKED, INVITE_UNKNOWN
 from bot.services.notices import FollowUp, Notice, notice_to
 from bot.services.refusals import ONLY_CHIEF, OUT_OF_DATE, REGISTRATION_CLOSED
 from bot.services.staff import staff_tournaments, tournament_and_role
+from bot.services.stored_plans import load_accepted
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,3 +426,59 @@ async def tournaments_of(db: Database, user_id: int) -> list[TournamentRow]:
         found[row.tournament.id] = row.tournament
     ordered = sorted(found.values(), key=lambda t: t.id, reverse=True)
     return [t for t in ordered if t.status != "finished"] or ordered[:1]
+
+
+# -- withdrawing a player ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawn:
+    """A player the chief judge withdrew: his games stay, he plays no more."""
+
+    tournament: TournamentRow
+    player: PlayerRow
+    games: int  # games he played (they stay in the standings)
+    planned: bool  # the accepted seating plan still seats him in a round to play
+
+
+async def withdraw(
+    db: Database, tournament_id: int, nickname: str, actor_id: int
+) -> Withdrawn | Refusal:
+    """Withdraw the confirmed player ``nickname``: kept in the games he played, left out
+    of seating plans and the judge's card from now on; audited as ``player.withdraw``.
+    The chief judge is checked again here (the command names a player by text)."""
+    async with db.transaction() as conn:
+        tournament = await tournaments.get_tournament(conn, tournament_id)
+        if tournament is None or tournament.status == "finished":
+            return OUT_OF_DATE
+        if await staff.staff_role(conn, tournament_id, actor_id) != CHIEF:
+            return ONLY_CHIEF
+        before = await players.find_player_by_nickname(conn, tournament_id, nickname)
+        params = {"nick": nick(nickname), "title": quoted_title(tournament)}
+        if before is None:
+            return Refusal(N_("{title} has no player {nick}."), params)
+        params["nick"] = nick(before.nickname)
+        if before.status != "confirmed":
+            return Refusal(
+                N_("{nick} is not confirmed: reject the application in /tournament instead."),
+                params,
+            )
+        if before.withdrawn_at is not None:
+            return Refusal(N_("{nick} is withdrawn already."), params)
+        after = await players.withdraw_player(conn, before.id, withdrawn_by=actor_id)
+        await audit.record(
+            conn, "player.withdraw", before.id, tournament_id, actor_id, before=before, after=after
+        )
+        played = await games.games_of_player(conn, before.id)
+        planned = await _planned_later(conn, tournament_id, before.id, {g.round for g in played})
+    return Withdrawn(tournament, after, len(played), planned)
+
+
+async def _planned_later(conn: Conn, tournament_id: int, player_id: int, played: set[int]) -> bool:
+    """Whether the accepted seating plan seats the player in a round he hasn't played."""
+    stored = await load_accepted(conn, tournament_id)
+    if stored is None:
+        return False
+    shape = {number for _game, number, _table in await games.tables_by_round(conn, tournament_id)}
+    rounds = {r.round for r in stored.plan.rounds} - shape - played
+    return bool(stored.seats_by_player(rounds).get(player_id))

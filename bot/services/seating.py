@@ -9,6 +9,14 @@ tables of a round still being played come from the accepted plan). So making a p
 after round 1 is the re-plan of the remaining rounds, e.g. after a player dropped out
 or was replaced.
 
+A re-plan over an accepted plan keeps that plan's rounds still to play, repaired only
+where they must change (``seating.repair``: a departed player's seats, a game handed
+back after a substitute; a withdrawn player's seats left stay for substitutes when the
+others' games would not fill whole tables without them), so the players keep the seats
+they were told; a fresh plan is made beside it, so the offer says how many players the
+other way moves, and is offered instead when the chief judge asks for it, unless it is
+less fair.
+
 The generator is CPU-bound (seconds for a big tournament): it runs in a worker
 thread, outside any transaction. An offer is stored (``bot.db.seating``) so that the
 chief judge can accept exactly what he saw; accepting checks that nothing it was made
@@ -22,8 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -47,7 +56,7 @@ from bot.services.stored_plans import (
     plan_from_dict,
     stored_plan,
 )
-from seating import Plan, Request, Round, SeatingError, Table
+from seating import Plan, Quality, Request, Round, SeatingError, Table
 
 SEATS = 10
 TIME_LIMIT = 20.0  # seconds the generator may search at most (the contract's default)
@@ -66,6 +75,14 @@ ANOTHER_ACCEPTED = Refusal(
     alert=True,
 )
 ALREADY_ACCEPTED = Refusal(N_("This plan is accepted already."))
+# A plan's buttons outlive it: say what became of it, and how to change it now.
+REPLACED = Refusal(
+    N_("This plan was accepted and replaced by a newer one. Send /seating to see the current one."),
+    alert=True,
+)
+USE_REPLAN = Refusal(
+    N_("The plan is accepted: to change it, use Re-plan in /seating."), alert=True
+)
 CHANGED = Refusal(
     N_(
         "The roster or the saved games changed since this plan was made, so it was not "
@@ -98,8 +115,8 @@ def not_a_multiple(players: int, games: int) -> Refusal:
             N_(
                 "{players} players × {games} games = {seats} seats, not a multiple of 10 "
                 "(a table seats 10). With {games} games each the number of players must be a "
-                "multiple of {step}: confirm or remove players to have {fewer} or {more}, "
-                "then send /seating again."
+                "multiple of {step}: confirm players, or withdraw them with /withdraw NICKNAME, "
+                "to have {fewer} or {more}, then send /seating again."
             ),
             params,
             alert=True,
@@ -111,6 +128,19 @@ def not_a_multiple(players: int, games: int) -> Refusal:
             "multiple of {step}: confirm players to have {more}, then send /seating again."
         ),
         params,
+        alert=True,
+    )
+
+
+def withdrawn_seats(players: int, games: int, played: int, seats: int) -> Refusal:
+    return Refusal(
+        N_(
+            "{players} players × {games} games + {played} played by withdrawn players = "
+            "{seats} seats, not a multiple of 10 (a table seats 10), so the rounds left can't "
+            "be planned. Confirm or withdraw players until they are; meanwhile the "
+            "judges seat substitutes on the card."
+        ),
+        {"players": players, "games": games, "played": played, "seats": seats},
         alert=True,
     )
 
@@ -182,13 +212,43 @@ class Basis:
     """What a plan is made from, read in one go."""
 
     tournament: TournamentRow
-    players: tuple[PlayerRow, ...]  # confirmed, in the request's order
+    # confirmed, in the request's order: who plays on, and the withdrawn who played
+    players: tuple[PlayerRow, ...]
     fixed: tuple[Round, ...]  # the played rounds, as played
     accepted: StoredPlan | None
+    # games in all of a player whose planned seat a withdrawn substitute played: the
+    # game is gone (nobody else can play one more to make up for it)
+    games_of: Mapping[str, int] = field(default_factory=dict)
+    gone: frozenset[str] = frozenset()  # every withdrawn player, played or not
+    # withdrawn players whose planned seats stay, for substitutes: without their games
+    # left the others' don't fill whole tables
+    vacant: frozenset[str] = frozenset()
+
+    @property
+    def playing(self) -> int:
+        """Players who play on (not withdrawn), and the seats kept for substitutes."""
+        return sum(p.plays_on or p.nickname in self.vacant for p in self.players)
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        """The withdrawn players who played and whose seats go: their games stay in the
+        played rounds."""
+        return tuple(
+            p.nickname for p in self.players if not p.plays_on and p.nickname not in self.vacant
+        )
+
+    @property
+    def seats(self) -> int:
+        """Seats in the whole plan: the distance for everyone who plays on, and the
+        games the withdrawn played."""
+        gone = set(self.withdrawn)
+        played = sum(n in gone for r in self.fixed for t in r.tables for n in t.seats)
+        fewer = sum(self.tournament.distance - n for n in self.games_of.values())
+        return self.playing * self.tournament.distance + played - fewer
 
     @property
     def most_tables(self) -> int:
-        return len(self.players) // SEATS
+        return len(self.players) // SEATS  # the withdrawn filled the played rounds
 
     @property
     def default_tables(self) -> int:
@@ -202,7 +262,11 @@ class Basis:
 
     def request_data(self, tables: int, seed: int) -> dict[str, Any]:
         """The contract's request (JSON-ready)."""
+        withdrawn = {"withdrawn": list(self.withdrawn)} if self.withdrawn else {}
+        fewer = {"games_of": dict(self.games_of)} if self.games_of else {}
         return {
+            **withdrawn,
+            **fewer,
             "players": [p.nickname for p in self.players],
             "games_per_player": self.tournament.distance,
             "tables": tables,
@@ -218,26 +282,71 @@ class Basis:
         }
 
 
-_SAME_BASIS = ("players", "games_per_player", "fixed_rounds")
+_SAME_BASIS = ("players", "games_per_player", "fixed_rounds", "withdrawn", "games_of")
 
 
 async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
     everyone = await players_db.list_players(conn, tournament.id)
-    roster = tuple(p for p in everyone if p.status == "confirmed")
+    confirmed = [p for p in everyone if p.status == "confirmed"]
     row = await seating_db.accepted_plan(conn, tournament.id)
     accepted = None if row is None else stored_plan(row, everyone)
     played = await games_db.list_games(conn, tournament.id)
-    fixed = _played_rounds(played, accepted, {p.nickname for p in roster})
+    on = {p.nickname for p in confirmed if p.plays_on}
+    fixed = _played_rounds(played, accepted, {p.nickname for p in confirmed}, on)
     if isinstance(fixed, Refusal):
         return fixed
-    return Basis(tournament=tournament, players=roster, fixed=fixed, accepted=accepted)
+    seated = {n for r in fixed for t in r.tables for n in t.seats}
+    roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
+    gone = frozenset(p.nickname for p in confirmed if not p.plays_on)
+    games_of = _games_of(fixed, accepted, on, tournament.distance)
+    basis = Basis(tournament, roster, fixed, accepted, games_of, gone)
+    ahead = set() if accepted is None else _planned_ahead(accepted, basis.played)
+    vacant = frozenset(basis.withdrawn) & ahead
+    if basis.seats % SEATS and vacant:  # a substitute plays each of their seats left
+        games_of = _games_of(fixed, accepted, on | vacant, tournament.distance)
+        basis = replace(basis, games_of=games_of, vacant=vacant)
+    return basis
+
+
+def _planned_ahead(accepted: StoredPlan, played: Sequence[int]) -> set[str]:
+    """Names with a seat in the accepted plan's rounds still to play."""
+    return {
+        n for r in accepted.plan.rounds if r.round not in played for t in r.tables for n in t.seats
+    }
+
+
+def _games_of(
+    fixed: Sequence[Round], accepted: StoredPlan | None, owners: set[str], distance: int
+) -> dict[str, int]:
+    """Games in all of the players (among ``owners``) whose planned seats a withdrawn
+    substitute played: those games are gone."""
+    missed = _missed(fixed, accepted, owners)
+    return {name: distance - count for name, count in sorted(missed.items())}
+
+
+def _missed(
+    fixed: Sequence[Round], accepted: StoredPlan | None, owners: set[str]
+) -> Counter[str]:
+    """Player -> his planned seats a withdrawn substitute played (the card's substitute
+    takes the seat of the player he replaces) while he played nowhere in that round."""
+    missed: Counter[str] = Counter()
+    planned = {} if accepted is None else {r.round: r for r in accepted.plan.rounds}
+    for round_ in fixed:
+        plan_round = planned.get(round_.round)
+        tables = {} if plan_round is None else {t.table: t.seats for t in plan_round.tables}
+        seated = {n for t in round_.tables for n in t.seats}
+        for table in round_.tables:
+            for name, meant in zip(table.seats, tables.get(table.table, ()), strict=False):
+                if name not in owners and meant in owners and meant not in seated:
+                    missed[meant] += 1
+    return missed
 
 
 def _played_rounds(
-    played: Sequence[GameRecord], accepted: StoredPlan | None, confirmed: set[str]
+    played: Sequence[GameRecord], accepted: StoredPlan | None, confirmed: set[str], on: set[str]
 ) -> tuple[Round, ...] | Refusal:
     """Each round with a saved game, as played; a round still being played is completed
-    with the accepted plan's other tables of it."""
+    with the accepted plan's other tables of it (whose players must play on)."""
     by_round: dict[int, dict[int, tuple[str, ...]]] = {}
     for game in played:
         by_round.setdefault(game.round, {})[game.table_no] = tuple(s.nickname for s in game.seats)
@@ -253,7 +362,7 @@ def _played_rounds(
         for table in plan_round.tables if plan_round is not None else ():
             if table.table in tables:
                 continue
-            if any(n in seated or n not in confirmed for n in table.seats):
+            if any(n in seated or n not in on for n in table.seats):
                 return unfinished_round(number, sorted(tables), planned=True)
             complete[table.table] = table.seats
             seated.update(table.seats)
@@ -269,15 +378,12 @@ def _played_rounds(
 def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, Any]] | Refusal:
     """The request, or why it can't be planned (the usual reasons in our words, the
     rest in the generator's)."""
-    count = len(basis.players)
-    games = basis.tournament.distance
-    if count < SEATS:
-        return too_few(count)
-    if count * games % SEATS:
-        return not_a_multiple(count, games)
+    problem = _sizes_problem(basis)
+    if problem is not None:
+        return problem
     if not 1 <= tables <= basis.most_tables:
-        return tables_out_of_range(tables, count)
-    all_games = count * games // SEATS
+        return tables_out_of_range(tables, len(basis.players))
+    all_games = basis.seats // SEATS
     rounds = -(-all_games // tables)
     for round_ in basis.fixed:
         want = tables if round_.round < rounds else all_games - (rounds - 1) * tables
@@ -293,6 +399,18 @@ def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, A
     return request, data
 
 
+def _sizes_problem(basis: Basis) -> Refusal | None:
+    """Why the players' games can't fill whole tables, if they can't."""
+    count, games = basis.playing, basis.tournament.distance
+    if count < SEATS:
+        return too_few(count)
+    if basis.seats % SEATS and basis.withdrawn:
+        return withdrawn_seats(count, games, basis.seats - count * games, basis.seats)
+    if basis.seats % SEATS:
+        return not_a_multiple(count, games)
+    return None
+
+
 # -- the chief judge's use cases ------------------------------------------------------------------
 
 
@@ -306,6 +424,8 @@ class Overview:
     most_tables: int
     played: tuple[int, ...]  # rounds with saved games: kept as played
     accepted: StoredPlan | None
+    problem: Refusal | None = None  # why no plan can be made of the roster now
+    withdrawn: frozenset[str] = frozenset()  # their seats still planned: substitutes play them
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +440,14 @@ class PlanView:
     played: tuple[int, ...]  # rounds kept as played
     replaces: bool  # accepting it replaces an accepted plan
     changed: tuple[str, ...]  # nicknames whose seats in the re-planned rounds changed
+    kept: bool = False  # it keeps the accepted plan's rounds, repaired where they must change
+    # a re-plan: how many players the other way moves (a fresh plan, or the kept one);
+    # None when there is no other way
+    other_moves: int | None = None
+    fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
+    fewer: tuple[str, ...] = ()  # players with a game fewer: a withdrawn substitute played it
+    withdrawn: tuple[str, ...] = ()  # in the played rounds only
+    vacant: tuple[str, ...] = ()  # withdrawn, their seats left played by substitutes
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -358,23 +486,23 @@ async def _chief_basis(db: Database, tournament_id: int, user_id: int) -> Basis 
 
 
 async def overview(db: Database, tournament_id: int, user_id: int) -> Overview | Refusal:
-    """The roster and the plan so far; refused when no plan can be made of the roster."""
+    """The roster and the plan so far, and why no plan can be made of the roster now
+    (refused outright when there is no accepted plan to show)."""
     basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
-    tournament = basis.tournament
-    count = len(basis.players)
-    if count < SEATS:
-        return too_few(count)
-    if count * tournament.distance % SEATS:
-        return not_a_multiple(count, tournament.distance)
+    problem = _sizes_problem(basis)
+    if problem is not None and basis.accepted is None:
+        return problem
     return Overview(
-        tournament=tournament,
-        players=count,
+        tournament=basis.tournament,
+        players=sum(p.plays_on for p in basis.players),
         default_tables=basis.default_tables,
         most_tables=basis.most_tables,
         played=basis.played,
         accepted=basis.accepted,
+        problem=problem,
+        withdrawn=basis.gone,
     )
 
 
@@ -384,15 +512,24 @@ class Prepared:
 
     tournament: TournamentRow
     basis: Basis
-    request: Request
+    request: Request  # a fresh plan's
     data: dict[str, Any]  # the request as stored
     user_id: int
+    fresh: bool = False  # over an accepted plan: a fresh plan, not the kept one
 
 
 async def prepare_offer(
-    db: Database, tournament_id: int, user_id: int, tables: int, *, seed: int | None = None
+    db: Database,
+    tournament_id: int,
+    user_id: int,
+    tables: int,
+    *,
+    seed: int | None = None,
+    fresh: bool | None = None,
 ) -> Prepared | Refusal:
-    """Check that a plan with ``tables`` tables can be made now (quick: no generating)."""
+    """Check that a plan with ``tables`` tables can be made now (quick: no generating).
+    Over an accepted plan it keeps that plan's rounds unless ``fresh`` (by default only
+    once a round is played: before, the chief judge asked for a new plan)."""
     basis = await _chief_basis(db, tournament_id, user_id)
     if isinstance(basis, Refusal):
         return basis
@@ -400,7 +537,8 @@ async def prepare_offer(
     if isinstance(made, Refusal):
         return made
     request, data = made
-    return Prepared(basis.tournament, basis, request, data, user_id)
+    fresh = not basis.played if fresh is None else fresh
+    return Prepared(basis.tournament, basis, request, data, user_id, fresh)
 
 
 async def prepare_regeneration(
@@ -408,12 +546,29 @@ async def prepare_regeneration(
 ) -> Prepared | Refusal:
     """Another plan like the offer ``plan_id`` (its tables), with a new seed."""
     offer = await check_offer(db, tournament_id, plan_id, user_id)
+    if offer is ALREADY_ACCEPTED:
+        return USE_REPLAN
     if isinstance(offer, Refusal):
         return offer
     seed = new_seed()
     while seed == offer.seed:
         seed = new_seed()
-    return await prepare_offer(db, tournament_id, user_id, offer.tables, seed=seed)
+    return await prepare_offer(db, tournament_id, user_id, offer.tables, seed=seed, fresh=True)
+
+
+async def prepare_other_way(
+    db: Database, tournament_id: int, plan_id: int, user_id: int, *, fresh: bool
+) -> Prepared | Refusal:
+    """The re-plan the offer ``plan_id`` counted as the other way: a fresh plan of its
+    seed (the same plan, so the count holds), or the accepted plan kept."""
+    offer = await check_offer(db, tournament_id, plan_id, user_id)
+    if offer is ALREADY_ACCEPTED:
+        return USE_REPLAN
+    if isinstance(offer, Refusal):
+        return offer
+    return await prepare_offer(
+        db, tournament_id, user_id, offer.tables, seed=offer.seed, fresh=fresh
+    )
 
 
 async def make_offer(
@@ -423,22 +578,72 @@ async def make_offer(
     as the user's offer; his earlier offer of the tournament goes. Nothing is stored
     when the generator refuses the request."""
     try:
-        plan = await asyncio.to_thread(seating.generate, prepared.request)
+        ways = await asyncio.to_thread(_replans, prepared)
     except SeatingError as error:
         return cannot_plan(str(error))
     basis = prepared.basis
+    plan, data = ways.fresh, prepared.data
+    if ways.kept is not None and (not prepared.fresh or ways.fresh_not_fairer):
+        plan = ways.kept
+        data = {**data, "previous_rounds": [seating.round_to_dict(r) for r in _previous(basis)]}
     async with db.transaction() as conn:
         row = await seating_db.add_offer(
             conn,
             prepared.tournament.id,
-            request=prepared.data,
+            request=data,
             player_ids=[p.id for p in basis.players],
             plan=seating.plan_to_dict(plan),
             base_plan_id=None if basis.accepted is None else basis.accepted.id,
             created_by=prepared.user_id,
             now=now,
         )
-    return _view(row, prepared.tournament, plan, basis)
+    view = _view(row, prepared.tournament, plan, basis)
+    other = ways.fresh if plan is ways.kept else ways.kept
+    if other is None:
+        return view
+    moves = len(_moved(basis, other))
+    return replace(view, other_moves=moves, fresh_not_fairer=ways.fresh_not_fairer)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ways:
+    """A re-plan's two ways: the accepted plan's own rounds kept (None: no accepted
+    plan, or they can't be kept) and a fresh plan."""
+
+    fresh: Plan
+    kept: Plan | None
+    fresh_not_fairer: bool  # the fresh plan is less fair than the kept one
+
+
+def _replans(prepared: Prepared) -> _Ways:
+    """Both ways (in the worker thread): the chief judge is told how many players each
+    moves, and a fresh plan less fair than the kept one is not offered."""
+    fresh = seating.generate(prepared.request)
+    previous = _previous(prepared.basis)
+    if not previous:
+        return _Ways(fresh, None, False)
+    kept = seating.repair(replace(prepared.request, previous_rounds=previous), previous)
+    if kept is None:
+        return _Ways(fresh, None, False)
+    return _Ways(fresh, kept, _fairness(fresh.quality) > _fairness(kept.quality))
+
+
+def _previous(basis: Basis) -> tuple[Round, ...]:
+    """The accepted plan's rounds still to play (names as they are now)."""
+    if basis.accepted is None:
+        return ()
+    return tuple(r for r in basis.accepted.plan.rounds if r.round not in basis.played)
+
+
+def _fairness(q: Quality) -> tuple[int, ...]:
+    """Smaller is fairer: apart pairs parted, seats even, meetings even, tables even."""
+    return (
+        q.apart_violations,
+        q.seat_spread,
+        q.meetings_max - q.meetings_min,
+        q.meetings_max,
+        q.table_spread,
+    )
 
 
 async def offer_plan(
@@ -487,7 +692,7 @@ async def accept(
             return basis
         now_data = basis.request_data(offer.tables, offer.seed)
         if offer.player_ids != tuple(p.id for p in basis.players) or any(
-            offer.request.get(key) != now_data[key] for key in _SAME_BASIS
+            offer.request.get(key) != now_data.get(key) for key in _SAME_BASIS
         ):
             return CHANGED
         row = await seating_db.accept_plan(conn, plan_id, accepted_by=user_id, now=now)
@@ -536,32 +741,41 @@ async def _open_offer(conn: Conn, tournament_id: int, plan_id: int) -> SeatingPl
     if row.status == "accepted":
         return ALREADY_ACCEPTED
     if row.status == "replaced":
-        return ANOTHER_ACCEPTED
+        return REPLACED
     if row.base_plan_id != (None if accepted is None else accepted.id):
         return ANOTHER_ACCEPTED
     return row
 
 
 def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Basis) -> PlanView:
-    played = basis.played
-    changed: tuple[str, ...] = ()
-    if basis.accepted is not None:
-        ids = {p.nickname: p.id for p in basis.players}
-        new = StoredPlan(row=row, plan=plan, ids=ids)
-        later = {r.round for r in plan.rounds if r.round not in played}
-        later |= {r.round for r in basis.accepted.plan.rounds if r.round not in played}
-        before = basis.accepted.seats_by_player(later)
-        after = new.seats_by_player(later)
-        changed = tuple(p.nickname for p in basis.players if before.get(p.id) != after[p.id])
     return PlanView(
         plan_id=row.id,
         tournament=tournament,
         plan=plan,
         seed=row.seed,
         tables=row.tables,
-        played=played,
+        played=basis.played,
         replaces=basis.accepted is not None,
-        changed=changed,
+        changed=_moved(basis, plan),
+        kept="previous_rounds" in row.request,
+        fewer=tuple(row.request.get("games_of", ())),
+        withdrawn=tuple(row.request.get("withdrawn", ())),
+        vacant=tuple(sorted(basis.vacant)),
+    )
+
+
+def _moved(basis: Basis, plan: Plan) -> tuple[str, ...]:
+    """Nicknames whose seats in the rounds still to play differ from the accepted plan's."""
+    if basis.accepted is None:
+        return ()
+    played = basis.played
+    ids = _ids(basis.players)
+    later = {r.round for r in plan.rounds if r.round not in played}
+    later |= {r.round for r in basis.accepted.plan.rounds if r.round not in played}
+    before = basis.accepted.seats_by_player(later)
+    after = StoredPlan(row=basis.accepted.row, plan=plan, ids=ids).seats_by_player(later)
+    return tuple(
+        p.nickname for p in basis.players if p.plays_on and before.get(p.id) != after[p.id]
     )
 
 
@@ -596,5 +810,6 @@ __all__ = [
     "offer_plan",
     "overview",
     "prepare_offer",
+    "prepare_other_way",
     "prepare_regeneration",
 ]

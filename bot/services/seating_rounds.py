@@ -36,8 +36,9 @@ def positions(stored: StoredPlan, round_no: int) -> dict[int, Position]:
 
 
 def _linked(everyone: Sequence[PlayerRow]) -> dict[int, int]:
-    """Player id -> his Telegram account, for the players who linked one."""
-    return {p.id: p.user_id for p in everyone if p.user_id is not None}
+    """Player id -> his Telegram account, for the players who linked one and play on (a
+    withdrawn player is told nothing of the rounds he won't play)."""
+    return {p.id: p.user_id for p in everyone if p.user_id is not None and p.plays_on}
 
 
 async def _round_complete(

@@ -4,7 +4,7 @@ read once per change of the database (``Database.cached``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -105,6 +105,36 @@ class StoredPlan:
                 for seat, name in enumerate(table.seats, start=1):
                     found[self.ids[name]].add((round_.round, table.table, seat))
         return found
+
+
+def vacated(
+    plan: Plan, numbers: Collection[int], names: Collection[str], label: Callable[[str], str]
+) -> Plan:
+    """``plan`` with the seats of ``names`` (withdrawn players) in the rounds ``numbers``
+    written ``label(name)``: a substitute plays them; they don't sit those rounds out."""
+    if not names:
+        return plan
+    rounds = tuple(
+        r
+        if r.round not in numbers
+        else Round(
+            round=r.round,
+            tables=tuple(
+                Table(table=t.table, seats=tuple(label(n) if n in names else n for n in t.seats))
+                for t in r.tables
+            ),
+            sitting_out=tuple(n for n in r.sitting_out if n not in names),
+        )
+        for r in plan.rounds
+    )
+    return Plan(rounds=rounds, quality=plan.quality)
+
+
+async def withdrawn_names(db: Database, tournament_id: int) -> set[str]:
+    """Nicknames of the tournament's withdrawn players."""
+    async with db.read() as conn:
+        everyone = await players_db.list_players(conn, tournament_id, status="confirmed")
+    return {p.nickname for p in everyone if not p.plays_on}
 
 
 def stored_plan(row: SeatingPlanRow, everyone: Sequence[PlayerRow]) -> StoredPlan:

@@ -341,8 +341,13 @@ async def test_every_forged_button_changes_nothing_and_tells_no_one(
     assert failures == [], "\n".join(failures)
 
 
-COMMAND_ARGS = {"join": " Mallory", "revoke": " abcdefgh", "timezone": " Europe/Berlin",
-                "roster": "", "protest": " unfair"}
+COMMAND_ARGS = {
+    "join": " Mallory",
+    "revoke": " abcdefgh",
+    "timezone": " Europe/Berlin",
+    "withdraw": " P1",
+    "protest": " unfair",
+}
 
 
 async def test_every_forged_command_changes_nothing_and_answers_only_its_sender(

@@ -276,6 +276,24 @@ async def test_a_planned_player_off_the_roster_leaves_his_seat_empty(
     assert "Step 3/11: Roles" in judge.text
 
 
+async def test_a_withdrawn_player_is_out_of_the_planned_table_and_the_substitutes(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await twenty(harness, db)
+    await accept_plan(world)
+    ids, nick = await planned(world, 1, 2), await names(world)
+    gone = nick[ids[2]]
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, f"/withdraw {gone}")
+    assert (harness.session.last_text(CHIEF) or "").startswith(f"🚪 <b>{gone}</b> is withdrawn")
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 2")
+    assert "3. —" in judge.text
+    assert f"Seat 3: {gone} is no longer on the roster; pick a player." in judge.text
+    assert gone not in judge.labels()  # not offered as a substitute
+
+
 async def test_suggestions_follow_the_plan_past_the_played_tables(
     harness: BotHarness, db: Database
 ) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from aiogram.methods import AnswerCallbackQuery
-from aiogram.types import Message
+from aiogram.types import Message, User
 from PIL import Image
 
 import seating
@@ -229,6 +229,30 @@ async def test_stale_buttons_are_answered_and_change_nothing(
     assert await plans(db, t.id) == [c]
 
 
+async def test_stale_buttons_of_an_accepted_and_a_replaced_plan_say_what_became_of_it(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    first = await offer(harness)
+    await harness.press(chief, first, text="✅ Accept")
+    await harness.press(chief, first, text="🔄 Regenerate")
+    assert answers(harness)[-1] == "The plan is accepted: to change it, use Re-plan in /seating."
+    await harness.say(chief, "/seating")
+    await harness.press(chief, latest(harness), text="🆕 Make a new plan")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    replaced, accepted = await plans(db, t.id)
+    assert (replaced.status, accepted.status) == ("replaced", "accepted")
+    for tap in ("✅ Accept", "🔄 Regenerate"):
+        await harness.press(chief, first, text=tap)
+        assert answers(harness)[-1] == (
+            "This plan was accepted and replaced by a newer one. "
+            "Send /seating to see the current one."
+        )
+    assert await plans(db, t.id) == [replaced, accepted]
+
+
 async def test_a_roster_changed_since_the_offer_is_not_accepted(
     harness: BotHarness, db: Database
 ) -> None:
@@ -297,7 +321,7 @@ async def test_players_times_games_must_fill_whole_tables(
     await harness.say(chief, "/seating")
     text = latest(harness).text or ""
     assert text.startswith("15 players × 3 games = 45 seats, not a multiple of 10")
-    assert "confirm or remove players to have 10 or 20" in text
+    assert "confirm players, or withdraw them with /withdraw NICKNAME, to have 10 or 20" in text
     assert buttons(latest(harness)) == []
     assert await plans(db, t.id) == []
 
@@ -371,6 +395,19 @@ async def test_replan_after_round_1_keeps_round_1_exactly_as_played(
     proposal = latest(harness).text or ""
     assert "Played rounds are kept as played: 1." in proposal
     assert "Accepting it replaces the accepted plan." in proposal
+    # The same players: the accepted plan's rounds 2-3 fit as they are, nobody moves.
+    assert "The accepted plan is kept, changed only where it must; a fresh plan would move" in (
+        proposal
+    )
+    assert "Seats change for" not in proposal
+    assert labels(latest(harness)) == ["✅ Accept", "🆕 Fresh plan", "✖ Cancel"]
+    # The chief judge asks for a fresh plan all the same.
+    await harness.press(chief, latest(harness), text="🆕 Fresh plan")
+    proposal = latest(harness).text or ""
+    assert "A fresh plan; keeping the accepted plan would move 0 players." in proposal
+    assert labels(latest(harness)) == [
+        "🔄 Regenerate", "✅ Accept", "↩ Keep the accepted plan", "✖ Cancel"
+    ]
     await harness.press(chief, latest(harness), text="✅ Accept")
     done = latest(harness).text or ""
     assert "✅ The seating plan is accepted." in done
@@ -434,6 +471,168 @@ async def test_a_round_under_way_keeps_its_unsaved_tables_from_the_accepted_plan
         rounds[0], rounds[1]
     ]
     assert [r["round"] for r in accepted.request["fixed_rounds"]] == [1, 2]
+
+
+# -- withdrawing a player ----------------------------------------------------------------------
+
+
+async def with_plan(
+    harness: BotHarness, db: Database
+) -> tuple[TournamentSetup, User, seating_repo.SeatingPlanRow]:
+    """Twenty players, two games each, and the chief judge's plan accepted."""
+    t = await world(db)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.press(chief, await offer(harness), text="✅ Accept")
+    [accepted] = await plans(db, t.id)
+    return t, chief, accepted
+
+
+async def test_the_chief_judge_withdraws_a_player_and_seating_shows_the_plan_throughout(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    # A substitute was confirmed at the card: 21 players × 2 games fill no whole tables.
+    async with db.transaction() as conn:
+        await players_repo.add_player(conn, t.id, "Sub", status="confirmed", decided_by=CHIEF)
+    await harness.say(chief, "/seating")
+    shown = latest(harness).text or ""
+    assert "The accepted plan: 2 rounds, tables at once: 2." in shown
+    assert "⚠ 21 players × 2 games = 42 seats, not a multiple of 10" in shown
+    assert "withdraw them with /withdraw NICKNAME, to have 20 or 25" in shown
+    assert labels(latest(harness)) == []
+
+    await harness.say(chief, "/withdraw")
+    assert "Send /withdraw and the player's nickname" in (latest(harness).text or "")
+    await harness.say(harness.user(JUDGE, "Judge", language_code="en"), "/withdraw Sub")
+    await harness.say(chief, "/withdraw Nobody")
+    assert latest(harness).text == "«Test Cup» has no player <b>Nobody</b>."
+    await harness.say(chief, "/withdraw sub")
+    assert latest(harness).text == (
+        "🚪 <b>Sub</b> is withdrawn from «Test Cup»: he played no games and is left out of "
+        "the games still to play (seating plans, the judge's card)."
+    )
+    await harness.say(chief, "/withdraw Sub")
+    assert latest(harness).text == "<b>Sub</b> is withdrawn already."
+    async with db.read() as conn:
+        [entry] = await audit_entries(conn, t.id, entity="player")
+        sub = await players_repo.find_player_by_nickname(conn, t.id, "Sub")
+    assert (entry.action, entry.actor_id) == ("player.withdraw", CHIEF)
+    assert sub is not None and sub.status == "confirmed" and not sub.plays_on
+
+    # The plan can be re-planned again, and the re-plan keeps it: nobody moves.
+    await harness.say(chief, "/seating")
+    assert labels(latest(harness)) == ["🆕 Make a new plan"]
+    await harness.press(chief, latest(harness), text="🆕 Make a new plan")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    await harness.press(chief, latest(harness), text="↩ Keep the accepted plan")
+    assert "The accepted plan is kept, changed only where it must" in (latest(harness).text or "")
+    assert plans_equal((await plans(db, t.id))[-1].plan, accepted.plan)
+
+
+async def test_a_player_withdrawn_after_playing_leaves_his_seats_to_substitutes(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    one, two = (table["seats"] for table in accepted.plan["rounds"][0]["tables"])
+    await save_round(db, t, 1, {1: one, 2: two})
+    gone = one[0]
+    await harness.say(chief, f"/withdraw {gone}")
+    said = latest(harness).text or ""
+    assert "the 1 game he played stays in the standings" in said
+    assert "re-plan the remaining rounds in /seating" in said
+    async with db.read() as conn:
+        assert len(await list_games(conn, t.id)) == 2  # his game stays
+    # 19 players × 2 games + his 1 = 39 seats fill no whole tables: his seat in round 2
+    # stays, for a substitute, and the re-plan keeps the plan as told.
+    await harness.say(chief, "/seating")
+    shown = latest(harness).text or ""
+    assert "The accepted plan: 2 rounds" in shown and "Confirmed players: 19" in shown
+    assert f"substitute for {gone}" in shown
+    await harness.press(chief, latest(harness), text="🔁 Re-plan the remaining rounds")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    offered = latest(harness).text or ""
+    assert "The accepted plan is kept, changed only where it must" in offered
+    assert f"{gone} is withdrawn, but without his games left the others' don't fill whole " \
+        "tables: substitutes play his seats." in offered
+    assert "Nobody's seats in the rounds left change." in offered
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    now = (await plans(db, t.id))[-1]
+    assert now.status == "accepted" and now.plan["rounds"][1] == accepted.plan["rounds"][1]
+
+
+async def test_without_a_plan_a_withdrawal_that_leaves_tables_unfilled_is_explained(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    names = [f"P{n}" for n in range(1, 21)]
+    await save_round(db, t, 1, {1: names[:10], 2: names[10:]})
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/withdraw P1")
+    await harness.say(chief, "/seating")
+    assert (latest(harness).text or "").startswith(
+        "19 players × 2 games + 1 played by withdrawn players = 39 seats, not a multiple of 10"
+    )
+    assert labels(latest(harness)) == []
+
+
+async def test_a_substitute_withdrawn_after_his_game_leaves_the_rounds_to_play_as_told(
+    harness: BotHarness, db: Database
+) -> None:
+    t, chief, accepted = await with_plan(harness, db)
+    # P-one-of-round-1 did not come: a newcomer, confirmed at the card, played his seat.
+    one, two = (list(table["seats"]) for table in accepted.plan["rounds"][0]["tables"])
+    absent = one[4]
+    async with db.transaction() as conn:
+        t.players["Sub"] = await players_repo.add_player(
+            conn, t.id, "Sub", status="confirmed", decided_by=CHIEF
+        )
+    one[4] = "Sub"
+    await save_round(db, t, 1, {1: one, 2: two})
+    await harness.say(chief, "/seating")
+    assert "⚠ 21 players × 2 games = 42 seats" in (latest(harness).text or "")
+
+    await harness.say(chief, "/withdraw Sub")
+    await harness.say(chief, "/seating")
+    await harness.press(chief, latest(harness), text="🔁 Re-plan the remaining rounds")
+    await harness.press(chief, latest(harness), text="2 ✓")
+    offered = latest(harness).text or ""
+    assert "Confirmed players: 20; games per player: 2." in offered
+    assert "The accepted plan is kept, changed only where it must" in offered
+    assert f"{absent} plays fewer games: a withdrawn substitute played his planned seat." in (
+        offered
+    )
+    assert "Seats change for" not in offered
+    await harness.press(chief, latest(harness), text="✅ Accept")
+    done = latest(harness).text or ""
+    assert "✅ The seating plan is accepted." in done and "The accepted plan is kept" not in done
+    now = (await plans(db, t.id))[-1]
+    assert now.status == "accepted" and now.plan["rounds"][1] == accepted.plan["rounds"][1]
+    assert now.plan["rounds"][0]["tables"][0]["seats"] == one  # round 1 as played
+
+
+async def test_a_chief_judge_of_two_tournaments_picks_one_then_names_the_player(
+    harness: BotHarness, db: Database
+) -> None:
+    t = await world(db)
+    await running_tournament(
+        db, chief_id=CHIEF, judge_ids=[], players=["X1"], chat_id=CHAT - 1, title="Other Cup"
+    )
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/withdraw P3")
+    assert latest(harness).text == "Which tournament?"
+    await harness.press(chief, latest(harness), text="Test Cup")
+    assert "Send the nickname of the player to withdraw from «Test Cup»" in (
+        latest(harness).text or ""
+    )
+    await harness.say(chief, "P3")
+    assert (latest(harness).text or "").startswith("🚪 <b>P3</b> is withdrawn from «Test Cup»")
+    async with db.read() as conn:
+        p3 = await players_repo.find_player_by_nickname(conn, t.id, "P3")
+    assert p3 is not None and not p3.plays_on
+
+
+def plans_equal(a: dict[str, object], b: dict[str, object]) -> bool:
+    return a["rounds"] == b["rounds"]
 
 
 # -- the seating texts, picture and sheet ----------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -163,6 +164,101 @@ def test_replanning_keeps_the_played_rounds(forty: dict[str, Any]) -> None:
     assert q["seat_spread"] <= 2
     assert q["meetings_histogram"]["0"] == len(APART) and q["meetings_max"] <= 4
     assert q["apart_violations"] == 0
+
+
+def _split(plan: dict[str, Any], played: int) -> tuple[list[Any], list[Any]]:
+    """A plan's first ``played`` rounds as fixed rounds, and the rest as previous rounds."""
+    rounds = [{"round": r["round"], "tables": copy.deepcopy(r["tables"])} for r in plan["rounds"]]
+    return rounds[:played], rounds[played:]
+
+
+def _moved(before: dict[str, Any], after: dict[str, Any], played: int) -> set[str]:
+    def seats(plan: dict[str, Any]) -> set[tuple[str, int, int, int]]:
+        return {
+            (name, r["round"], t["table"], seat)
+            for r in plan["rounds"][played:]
+            for t in r["tables"]
+            for seat, name in enumerate(t["seats"], 1)
+        }
+
+    return {name for name, *_rest in seats(before) ^ seats(after)}
+
+
+def test_a_replan_with_the_same_players_keeps_the_plan_and_its_quality(
+    plain_forty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(plain_forty, 3)
+    request = {**PLAIN_FORTY, "fixed_rounds": fixed, "previous_rounds": previous, "seed": 9}
+    kept = make(request)
+    assert broken_rules(kept, request) == []
+    assert _moved(plain_forty, kept, 3) == set()
+    q = kept["quality"]
+    assert (q["seat_spread"], q["meetings_min"], q["meetings_max"]) == (0, 1, 3)
+    # Generated afresh around the same rounds, the plan moves everyone and is less fair.
+    fresh = make({**PLAIN_FORTY, "fixed_rounds": fixed, "seed": 9})
+    assert len(_moved(plain_forty, fresh, 3)) >= 35
+    assert (fresh["quality"]["seat_spread"], fresh["quality"]["meetings_max"]) > (0, 3)
+
+
+def test_a_replan_after_a_substitute_moves_only_the_two_players(
+    thirty_six: dict[str, Any],
+) -> None:
+    fixed, previous = _split(thirty_six, 3)
+    # P000 missed round 3: a player sitting it out played his seat.
+    [resting, *_rest] = thirty_six["rounds"][2]["sitting_out"]
+    table = next(t for t in fixed[2]["tables"] if "P000" in t["seats"])
+    table["seats"] = [resting if n == "P000" else n for n in table["seats"]]
+    request = {**THIRTY_SIX, "fixed_rounds": fixed, "previous_rounds": previous}
+    kept = make(request)
+    assert broken_rules(kept, request) == []
+    assert _moved(thirty_six, kept, 3) == {"P000", resting}  # one game handed back
+
+
+def test_a_seat_a_withdrawn_substitute_played_costs_its_player_that_game(
+    twenty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(twenty, 2)
+    table = next(t for t in fixed[1]["tables"] if "P000" in t["seats"])
+    table["seats"] = ["Sub" if n == "P000" else n for n in table["seats"]]
+    request = {"players": [*names(20), "Sub"], "games_per_player": 10, "tables": 2,
+               "fixed_rounds": fixed, "previous_rounds": previous,
+               "withdrawn": ["Sub"], "games_of": {"P000": 9}}
+    kept = make(request)
+    assert _moved(twenty, kept, 2) == set()  # the rounds left stand as they were
+    games = Counter(n for r in kept["rounds"] for t in r["tables"] for n in t["seats"])
+    assert games["P000"] == 9 and games["Sub"] == 1 and games["P001"] == 10
+
+
+def test_a_previous_plan_that_no_longer_fits_is_generated_afresh(
+    twenty: dict[str, Any],
+) -> None:
+    fixed, previous = _split(twenty, 2)
+    request = {"players": names(20), "games_per_player": 10, "tables": 2, "seed": 4,
+               "fixed_rounds": fixed, "previous_rounds": previous[1:]}  # a round short
+    plan = make(request)
+    assert broken_rules(plan, request) == []
+    assert plan["rounds"][2:] != twenty["rounds"][2:]
+
+
+def test_withdrawn_players_keep_their_played_games_and_play_no_more() -> None:
+    players = names(20)
+    first = {"round": 1, "tables": [
+        {"table": 1, "seats": players[:10]}, {"table": 2, "seats": players[10:]}
+    ]}
+    # Half of them left after round 1: the other ten play their second game together.
+    request = {"players": players, "games_per_player": 2, "tables": 2, "seed": 5,
+               "fixed_rounds": [first], "withdrawn": players[::2]}
+    plan = make(request)
+    assert [r["round"] for r in plan["rounds"]] == [1, 2]
+    [table] = plan["rounds"][1]["tables"]
+    assert sorted(table["seats"]) == players[1::2]
+    # The figures are those of who plays on: the ten of them, five of whom met in round 1.
+    q = plan["quality"]
+    assert q["meetings_histogram"] == {"1": 25, "2": 20} and q["seat_spread"] <= 1
+    with pytest.raises(SeatingError, match='"withdrawn" names "Nobody"'):
+        parse_request({**request, "withdrawn": ["Nobody"]})
+    with pytest.raises(SeatingError, match=r"\+ 1 \(withdrawn players, games_of\) = 39 seats"):
+        parse_request({**request, "withdrawn": players[:1]})
 
 
 def test_replanning_around_uneven_fixed_seats() -> None:

@@ -109,11 +109,12 @@ async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str 
 
 
 async def _confirmed(ctx: Ctx, conn: Conn, tid: int) -> set[int]:
-    """The roster's confirmed players (kept in memory while the roster is unchanged)."""
+    """The roster's confirmed players who play on, not withdrawn (kept in memory while
+    the roster is unchanged)."""
     tournament = await ctx.tournament(tid)
     if tournament is None:
         return set()
-    return {p.id for p in await players.roster(conn, tournament) if p.status == "confirmed"}
+    return {p.id for p in await players.roster(conn, tournament) if p.plays_on}
 
 
 def _seated(d: Draft) -> bool:

@@ -69,7 +69,7 @@ def plan_lines(d: Draft, view: View) -> list[str]:
         row = view.players.get(planned)
         if now is not None:
             line = _("Seat {seat}: {player} plays instead of {planned}.")
-        elif row is None or row.status != "confirmed":
+        elif row is None or not row.plays_on:
             line = _("Seat {seat}: {planned} is no longer on the roster; pick a player.")
         else:
             line = _("Seat {seat} is empty; the plan has {planned} there.")
@@ -80,14 +80,14 @@ def plan_lines(d: Draft, view: View) -> list[str]:
 
 
 def candidates(d: Draft, view: View) -> list[int]:
-    """Players who may take the selected seat: confirmed (or added here), not seated,
-    matching the typed filter."""
+    """Players who may take the selected seat: confirmed and not withdrawn (or added
+    here), not seated, matching the typed filter."""
     seated = {p for p in d.players if p is not None}
     query = d.query.casefold()
     found = [
         row
         for row in view.players.values()
-        if (row.status == "confirmed" or row.id in d.added)
+        if (row.plays_on or row.id in d.added)
         and row.id not in seated
         and query in row.nickname.casefold()
     ]
@@ -172,6 +172,10 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
         return _("This player is not on the tournament's roster.")
     if row.status != "confirmed" and row.id not in d.added:
         return _("{player} is not confirmed by the chief judge yet.").format(
+            player=html.escape(row.nickname)
+        )
+    if row.withdrawn_at is not None:
+        return _("{player} is withdrawn from the tournament: choose another player.").format(
             player=html.escape(row.nickname)
         )
     seat = d.seat_of(player_id)
