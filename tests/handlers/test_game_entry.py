@@ -278,18 +278,32 @@ async def test_two_judges_at_once_and_the_same_table_twice(
     assert sorted(g.table_no for g in await world.games()) == [1, 2]
 
 
-async def test_only_judges_of_a_running_tournament_enter_games(
+async def test_game_before_the_start_says_the_chief_starts_it_with_tournament(
     harness: BotHarness, db: Database
 ) -> None:
     world = await World.create(harness, db, status="registration")
     judge = world.judge()
     await judge.say("/game")
-    assert "running tournament" in (judge.last_sent() or "")
+    assert judge.last_sent() == (
+        "The tournament «Spring Cup» has not started yet: the chief judge starts it with "
+        "/tournament. Games are entered once it is running."
+    )
+    russian = world.judge(JUDGE2, language="ru")
+    await russian.say("/game")
+    assert "«Spring Cup» ещё не начат" in (russian.last_sent() or "")
+    assert "/tournament" in (russian.last_sent() or "")
+
+
+async def test_only_judges_of_a_running_tournament_enter_games(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, status="registration")
     outsider = world.judge(OUTSIDER)
     await outsider.say("/game")
     assert "running tournament" in (outsider.last_sent() or "")
     async with db.transaction() as conn:
         await tournaments.set_status(conn, world.tid, "running")
+    judge = world.judge()
     await judge.start()
     await judge.say("1 1")
     # Removed from the staff mid-way: his next tap is refused.
