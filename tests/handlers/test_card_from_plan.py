@@ -99,6 +99,16 @@ async def finish(judge: Driver) -> None:
     await judge.to_review()
 
 
+async def play_as_planned(judge: Driver, round_table: str) -> None:
+    """The judge saves the plan's table as planned and taps New game: the new card."""
+    await judge.say(round_table)
+    await judge.tap("✅ Seating as planned")
+    await finish(judge)
+    await judge.save()
+    await judge.tap("➕ New game")
+    judge.card_id = judge.h.session.last_message(judge.user.id).message_id  # type: ignore[union-attr]
+
+
 # -- a planned table ------------------------------------------------------------------------
 
 
@@ -306,14 +316,26 @@ async def test_suggestions_follow_the_plan_past_the_played_tables(
     harness: BotHarness, db: Database
 ) -> None:
     _world, judge = await judge_with_plan(harness, db)
-    await judge.say("1 1")
-    await judge.tap("✅ Seating as planned")
-    await finish(judge)
-    await judge.save()
-    await judge.tap("➕ New game")
-    judge.card_id = harness.session.last_message(judge.user.id).message_id  # type: ignore[union-attr]
+    await play_as_planned(judge, "1 1")
     assert judge.labels()[:3] == [
-        "📋 Round 1, table 2", "📋 Round 2, table 1", "📋 Round 2, table 2"
+        "📋 Round 2, table 1", "📋 Round 1, table 2", "📋 Round 2, table 2"
+    ]
+
+
+async def test_a_judge_is_offered_his_own_table_of_the_next_round_first(
+    harness: BotHarness, db: Database
+) -> None:
+    """Judges keep their tables: after R1-T2 its judge is offered R2-T2 first, while
+    another judge is still offered the round's unplayed table first."""
+    world, judge = await judge_with_plan(harness, db)
+    await play_as_planned(judge, "1 2")
+    assert judge.labels()[:3] == [
+        "📋 Round 2, table 2", "📋 Round 1, table 1", "📋 Round 2, table 1"
+    ]
+    other = world.judge(JUDGE2)
+    await other.start()
+    assert other.labels()[:3] == [
+        "📋 Round 1, table 1", "📋 Round 2, table 1", "📋 Round 2, table 2"
     ]
 
 
