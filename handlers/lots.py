@@ -64,18 +64,19 @@ def offer(tournament: TournamentRow, groups: list[TiedGroup]) -> tuple[str, Inli
 async def lot_command(
     message: Message, tournaments: list[TournamentRow], db: Database, standings: StandingsService
 ) -> None:
-    offered = 0
+    answered = 0
     for tournament in tournaments:
         groups = await service.tied_groups(db, standings, tournament)
-        if isinstance(groups, Refusal):
+        if isinstance(groups, Refusal):  # not drawable yet, or the standings are broken
+            answered += 1
             await message.answer(groups.text())
             continue
         if not groups:
             continue
-        offered += 1
+        answered += 1
         text, markup = offer(tournament, groups)
         await message.answer(text, reply_markup=markup)
-    if not offered:
+    if not answered:
         await message.answer(_("No players are tied: no lot is needed (8.7.5)."))
 
 

@@ -24,7 +24,7 @@ from bot.db.players import PlayerRow
 from bot.db.tournaments import TournamentRow
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.tournaments import chat_tournament
-from bot.standings import StandingsService, TournamentStandings
+from bot.standings import StandingsService, TournamentStandings, lot_due
 from bot.standings_text import TOP, PendingGame, rating_block
 from scoring import GameBreakdown, InvalidGameError
 
@@ -94,6 +94,7 @@ async def render_standings(
         show_all=show_all,
         pending=pending,
         pending_players=pending_players(ts, pending),
+        lot_due=lot_due(tournament, ts),
     )
     return pending
 

@@ -35,7 +35,7 @@ from bot.seating_text import (
     round_seating_update,
 )
 from bot.services.stored_plans import accepted_plan
-from bot.standings import StandingsService
+from bot.standings import StandingsService, lot_due
 from bot.standings_text import Picture, live_message, picture, round_caption
 from seating import Plan
 
@@ -221,7 +221,9 @@ class GroupPoster:
         if tournament.chat_id is None:
             return
         current = await self._standings.get(tournament.id)
-        text = live_message(tournament.title, current.standings)
+        text = live_message(
+            tournament.title, current.standings, lot_due=lot_due(tournament, current)
+        )
         digest = _digest(text)
         message_id = tournament.standings_message_id
         if message_id is not None and tournament.standings_hash == digest:
