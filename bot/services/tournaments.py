@@ -180,7 +180,10 @@ async def set_status(
                 else:
                     note = _("Tournament {title} is finished. The final standings: /rating")
             note = note.format(title=quoted_title(after))
-            await publisher.enqueue(conn, tournament.id, note=note)
+            # Finished, the standings' shared places now wait for the lot: say so there.
+            await publisher.enqueue(
+                conn, tournament.id, note=note, standings=wanted == "finished"
+            )
             await audit.record(
                 conn, "tournament.status", after.id, after.id, actor_id, before=before, after=after
             )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.lots import lots_for_tournament
-from bot.db.tournaments import set_status
 from bot.publishing import Publisher
 from tests.handlers.rating_fixtures import (
     CHAT,
@@ -130,21 +129,26 @@ async def test_no_lot_before_the_distance_is_played(harness: BotHarness, db: Dat
         "distance (games per player: 2; players still short of it: 10), or once the chief "
         "judge finishes the tournament. Until then the next games may break a tie."
     )
-    assert "5–6" in await live_standings(harness, world.tournament_id)
-    assert "lot" not in await live_standings(harness, world.tournament_id)
+    live = await live_standings(harness, world.tournament_id)
+    assert "5–6" in live and "lot" not in live
+    standings_id = harness.session.last_message(CHAT).message_id  # type: ignore[union-attr]
     guest = harness.user(700, "Guest", language_code="en")
     await harness.say(guest, "/rating", chat_id=CHAT)
     rating = harness.session.last_text(CHAT) or ""
     assert "5–6" in rating and "lot" not in rating and "8.7.5" not in rating
 
-    # Finished early, the places are final but for the lot: it is offered.
-    async with db.transaction() as conn:
-        await set_status(conn, world.tournament_id, "finished")
-    harness.dispatcher["standings"].invalidate(world.tournament_id)
+    # Finished early (the chief judge confirms it anyway), the places are final but for
+    # the lot: the pinned standings say so, and it is offered.
+    await harness.say(chief, "/tournament", chat_id=CHAT)
+    card = harness.session.last_message(CHAT)
+    await harness.press(chief, card, text="🏁 Finish")
+    await harness.press(chief, harness.session.message(CHAT, card.message_id),  # type: ignore[union-attr]
+                        text="Finish anyway")
+    pinned = harness.session.message(CHAT, standings_id)
+    assert pinned is not None and "wait for the chief judge's lot" in (pinned.text or "")
     await harness.say(chief, "/lot")
     offer = harness.session.last_message(CHIEF)
     assert [label for label, _ in buttons(offer)][:1] == ["Draw for places 5–6"]
-    assert "wait for the chief judge's lot" in await live_standings(harness, world.tournament_id)
 
 
 async def test_the_lot_is_offered_once_every_player_played_the_distance(
