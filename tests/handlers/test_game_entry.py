@@ -72,6 +72,20 @@ async def test_new_game_button_starts_the_next_table(harness: BotHarness, db: Da
     assert "Step 2/11: Seating" in judge.text and "Round 1, table 2" in judge.text
 
 
+async def test_without_a_plan_a_judge_is_offered_his_own_table_of_the_next_round_first(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    first, second = world.judge(), world.judge(JUDGE2)
+    for judge, table in ((first, "1 1"), (second, "1 2")):
+        await judge.enter(round_table=table)
+        await judge.to_review()
+        await judge.save()
+    await second.tap("➕ New game")
+    second.card_id = harness.session.last_message(JUDGE2).message_id  # type: ignore[union-attr]
+    assert second.labels()[:2] == ["Round 2, table 2", "Round 2, table 1"]
+
+
 async def test_round_and_table_typed_wrong_or_taken_change_nothing(
     harness: BotHarness, db: Database
 ) -> None:
