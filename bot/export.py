@@ -343,6 +343,10 @@ def game_protocol(
         "final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED",
     )
     status = statuses[("final", "pending", "annulled").index(game.status)]
+    if game.status != "annulled" and any(p.status == "open" for p in protests):
+        # The chief judge's decision may still change the game (8.8.2): not final yet.
+        under = _("under protest (8.8), not decided yet")
+        status = under if game.status == "final" else f"{status}; {under}"
     lines = [
         f"## {game.code} — {_result_name(game.result)}",
         "",

@@ -33,6 +33,7 @@ from bot.db.scoring_bridge import (
     player_names,
     stamp_game_id,
 )
+from bot.db.tournaments import TournamentRow
 from scoring import (
     Game,
     GameBreakdown,
@@ -68,6 +69,18 @@ class TournamentStandings:
             found = compute() if compute is not None else tournament_breakdowns(self.tournament)
             object.__setattr__(self, "_breakdowns", found)  # a cache, not a change of value
         return dict(found)
+
+
+def lot_due(tournament: TournamentRow, ts: TournamentStandings) -> bool:
+    """Whether a lot (8.7.5, D12) decides anything yet: only once the tournament has
+    played its distance, that is every player with a counted game has played the
+    distance's games (the places are then final but for the lot), or the chief judge
+    has finished the tournament. Before that a tie is passing: the next game may
+    break it, and a lot drawn for it would decide nothing."""
+    if tournament.status == "finished":
+        return True
+    rows = ts.standings.rows
+    return bool(rows) and all(row.games >= ts.tournament.distance for row in rows)
 
 
 class _Loaded:

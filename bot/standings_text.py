@@ -114,13 +114,16 @@ def live_message(
     *,
     pending: Mapping[str, PendingGame] | None = None,
     pending_players: Collection[str] = (),
+    lot_due: bool = False,
     max_rows: int = LIVE_ROWS,
     limit: int = MESSAGE_LIMIT,
 ) -> str:
     """The group's live standings message: the /rating table (place, nickname, total,
     extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters;
     players of games that may still change (``pending``: points awaiting approval,
-    open protests) marked as in /rating."""
+    open protests) marked as in /rating.
+    Shared places are said to wait for the lot only when it is due
+    (``bot.standings.lot_due``)."""
     rows = standings.rows
     head = f"<b>{html.escape(title)}</b>\n" + standings_after(_games_played(standings))
     if not rows:
@@ -133,7 +136,7 @@ def live_message(
             _("Not counted until the chief judge approves the judge's points (8.4.3, D7): {games}")
             .format(games=", ".join(standings.pending_games))
         )
-    if standings.ties():
+    if lot_due and standings.ties():
         notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5, D12)."))
     table = standings_table(
         rows[:max_rows], all_places=[row.place for row in rows], pending_players=pending_players
@@ -203,11 +206,13 @@ def rating_block(
     show_all: bool,
     pending: Mapping[str, PendingGame],
     pending_players: Collection[str],
+    lot_due: bool = False,
 ) -> None:
     """/rating's standings of one tournament: title, scope, table and notes.
 
     ``games``: the games counted; ``pending``: the counted games that may still change,
-    ``pending_players`` those who played them (marked in the table).
+    ``pending_players`` those who played them (marked in the table); ``lot_due``: shared
+    places wait for the lot (``bot.standings.lot_due``).
     """
     rows = standings.rows
     head = f"<b>{html.escape(title, quote=False)}</b>"
@@ -230,7 +235,7 @@ def rating_block(
     table = standings_table(shown, all_places=places, pending_players=pending_players)
     pages.table(table.header, table.rows)
     notes = []
-    if len(set(places)) < len(places):
+    if lot_due and len(set(places)) < len(places):
         notes.append(ties_note())
     if pending:
         notes.append(pending_note(pending))

@@ -12,10 +12,13 @@ handler's filters, after the ones that say the update is that handler's.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import BaseFilter
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
@@ -24,6 +27,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db import games, invites, players, protests
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF, StaffRole, TournamentRow
+from bot.rating_format import utf16_len
 from bot.services import Refusal
 from bot.services.refusals import (
     NO_TOURNAMENT_HERE,
@@ -45,13 +49,31 @@ class Answered(Exception):
     """A filter answered the update in its handler's stead (a refusal, a picker)."""
 
 
+ANSWER_LIMIT = 200  # characters of a button's answer (a toast or an alert)
+
+
+async def answer_refusal(callback: CallbackQuery, refusal: Refusal) -> None:
+    """Tell the tapper, and only him, why not: in the button's answer, or (too long for
+    one) in his private chat."""
+    text = refusal.text()
+    if utf16_len(text) <= ANSWER_LIMIT:
+        await callback.answer(text, show_alert=refusal.alert or None)
+        return
+    await callback.answer()
+    if callback.bot is not None:
+        with suppress(TelegramAPIError):  # he never started the bot: the toast was all
+            await callback.bot.send_message(
+                callback.from_user.id, html.escape(text, quote=False)
+            )
+
+
 async def refuse(
     event: Message | CallbackQuery, refusal: Refusal, *, reply: bool | None = None
 ) -> NoReturn:
     """Tell the sender why not and end the update. A message is answered with a reply
     in a group and plainly in private, unless ``reply`` says which."""
     if isinstance(event, CallbackQuery):
-        await event.answer(refusal.text(), show_alert=refusal.alert or None)
+        await answer_refusal(event, refusal)
     elif reply or (reply is None and is_group(event)):
         await event.reply(refusal.text())
     else:

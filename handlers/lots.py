@@ -23,7 +23,7 @@ from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.standings import StandingsService
 from handlers.callbacks import Code, RowId
-from handlers.filters import ChiefJudge, ChiefTournaments
+from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
 log = logging.getLogger(__name__)
 router = Router(name="lots")
@@ -65,18 +65,19 @@ def offer(tournament: TournamentRow, groups: list[TiedGroup]) -> tuple[str, Inli
 async def lot_command(
     message: Message, tournaments: list[TournamentRow], db: Database, standings: StandingsService
 ) -> None:
-    offered = 0
+    answered = 0
     for tournament in tournaments:
         groups = await service.tied_groups(db, standings, tournament)
-        if isinstance(groups, Refusal):
+        if isinstance(groups, Refusal):  # not drawable yet, or the standings are broken
+            answered += 1
             await message.answer(groups.text())
             continue
         if not groups:
             continue
-        offered += 1
+        answered += 1
         text, markup = offer(tournament, groups)
         await message.answer(text, reply_markup=markup)
-    if not offered:
+    if not answered:
         await message.answer(_("No players are tied: no lot is needed (8.7.5)."))
 
 
@@ -102,7 +103,7 @@ async def lot_draw(
         db, i18n, standings, publisher, tournament, callback_data.group, callback.from_user.id
     )
     if isinstance(drawn, Refusal):
-        await callback.answer(drawn.text())
+        await answer_refusal(callback, drawn)
         if isinstance(drawn, Spent):
             await _retire_button(callback, callback_data, None)  # it leads nowhere any more
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import suppress
+from functools import partial
 from typing import Literal
 
 from aiogram import Bot, F, Router
@@ -129,15 +130,19 @@ async def join(
     if isinstance(shown, Refusal):
         await message.reply(shown.text() + " " + _("Send another nickname."))
         return True
+    i18n = I18n.get_current(no_error=False)
+    assert i18n is not None  # the i18n middleware set it for the update
     applied = await service.apply(
-        db, message.from_user.id, tournament_id, shown, invite_token=invite
+        db, i18n, message.from_user.id, tournament_id, shown, invite_token=invite
     )
     if isinstance(applied, Refusal):
         await message.reply(applied.text())
         return isinstance(applied, TryAgain)
     markup = decision_markup(applied, message.from_user.id)
     text = applied_text(applied)
-    if await applied.follow_up.run(bot, markup):  # the chief judges have the request
+    # The buttons under each chief judge's request in his language, like its text.
+    buttons = partial(decision_markup, applied, message.from_user.id)
+    if await applied.follow_up.run(bot, buttons):  # the chief judges have the request
         if not is_group(message) or not await answered_privately(message, bot, applied):
             await message.reply(text)
     elif is_group(message):

@@ -20,7 +20,7 @@ from bot.db.tournaments import TournamentRow
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
 from bot.services.tournaments import chat_tournament
-from bot.standings import StandingsService, TournamentStandings
+from bot.standings import StandingsService, TournamentStandings, lot_due
 from bot.standings_text import TOP, rating_block
 from scoring import InvalidGameError
 
@@ -68,6 +68,7 @@ async def render_standings(
         show_all=show_all,
         pending=found.games,
         pending_players=found.players,
+        lot_due=lot_due(tournament, ts),
     )
     return found
 

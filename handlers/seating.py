@@ -40,7 +40,7 @@ from bot.services import seating as service
 from bot.services.seating import Overview, PlanView, Prepared
 from bot.services.stored_plans import StoredPlan, vacated
 from handlers.callbacks import RowId, Small
-from handlers.filters import ChiefJudge
+from handlers.filters import ChiefJudge, answer_refusal
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,6 @@ PICKER_LIMIT = 30
 TABLE_BUTTONS = 40  # tables offered at most (400 players)
 BUTTONS_A_ROW = 5
 NAMES_LISTED = 40  # players whose seats changed, named at most
-ANSWER_LIMIT = 200  # characters of a button's answer (toast or alert)
 PREVIEW_MIN = 200  # room below which a message goes without its preview
 
 
@@ -216,17 +215,10 @@ async def _generate(callback: CallbackQuery, db: Database, prepared: Prepared) -
 
 
 async def _refused(callback: CallbackQuery, result: object) -> bool:
-    """Answer the button with the refusal, if it is one: a stale button changes nothing.
-    A refusal too long for the button's answer comes as a message."""
+    """Answer the button with the refusal, if it is one: a stale button changes nothing."""
     if not isinstance(result, Refusal):
         return False
-    text = result.text()
-    if utf16_len(text) <= ANSWER_LIMIT:
-        await callback.answer(text, show_alert=result.alert)
-        return True
-    await callback.answer()
-    if callback.bot is not None:
-        await callback.bot.send_message(callback.from_user.id, _refusal_html(result))
+    await answer_refusal(callback, result)
     return True
 
 

@@ -19,6 +19,7 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 from aiogram.utils.deep_linking import create_start_link
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db.connection import Database
@@ -138,9 +139,10 @@ async def remove_pressed(
     tournament: TournamentRow,
     db: Database,
     bot: Bot,
+    i18n: I18n,
 ) -> None:
     chief = callback.from_user.id
-    removed = await service.remove_judge(db, tournament, callback_data.user_id, chief)
+    removed = await service.remove_judge(db, i18n, tournament, callback_data.user_id, chief)
     await callback.answer(removed_text(tournament, removed), show_alert=False)
     if isinstance(callback.message, Message):
         text, markup = await staff_card(db, tournament.id, chief)
@@ -194,7 +196,7 @@ async def judge_by_reply(message: Message, tournament: TournamentRow, db: Databa
 
 @router.message(Command("unjudge"), in_group, ChiefJudge("judge"))
 async def unjudge_by_reply(
-    message: Message, tournament: TournamentRow, db: Database, bot: Bot
+    message: Message, tournament: TournamentRow, db: Database, bot: Bot, i18n: I18n
 ) -> None:
     assert message.from_user is not None
     target = _replied_person(message)
@@ -203,7 +205,9 @@ async def unjudge_by_reply(
             _("Reply /unjudge to a message of the judge to remove, or use the buttons of /staff.")
         )
         return
-    removed = await service.remove_judge(db, tournament, target.id, message.from_user.id)
+    removed = await service.remove_judge(
+        db, i18n, tournament, target.id, message.from_user.id
+    )
     await message.reply(removed_text(tournament, removed))
     if not isinstance(removed, Refusal):
         await removed.follow_up.run(bot)
@@ -257,12 +261,14 @@ async def send_judge_invite(
     CommandStart(deep_link=True, magic=F.args.regexp("^" + JUDGE_PAYLOAD + TOKEN_PATTERN + "$"))
 )
 async def judge_invite_opened(
-    message: Message, command: CommandObject, db: Database, bot: Bot
+    message: Message, command: CommandObject, db: Database, bot: Bot, i18n: I18n
 ) -> None:
     if message.from_user is None or message.chat.type != "private":
         return
     token = (command.args or "")[len(JUDGE_PAYLOAD) :]
-    accepted = await invites_service.accept_judge_invite(db, token, message.from_user.id)
+    accepted = await invites_service.accept_judge_invite(
+        db, i18n, token, message.from_user.id
+    )
     if isinstance(accepted, Refusal):
         await message.answer(accepted.text())
         return

@@ -39,6 +39,7 @@ from bot.publishing import Publisher
 from bot.services import Refusal
 from bot.services import tournaments as service
 from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
+from bot.services.tournaments import Unsettled
 from handlers.callbacks import Code, RowId, Zone
 from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
 from handlers.filters import (
@@ -367,7 +368,7 @@ async def language_chosen(
 # -- the /tournament card -----------------------------------------------------------------
 
 
-TournamentVerb = Literal["start", "finish", "finish_yes", "back", "apps"]
+TournamentVerb = Literal["start", "finish", "finish_yes", "finish_anyway", "back", "apps"]
 
 
 class TournamentAction(CallbackData, prefix="ta"):
@@ -470,7 +471,8 @@ async def _refresh_card(callback: CallbackQuery, db: Database, tournament_id: in
 
 
 @router.callback_query(
-    TournamentAction.filter(F.action.in_({"start", "finish_yes"})), ChiefJudge(finished=True)
+    TournamentAction.filter(F.action.in_({"start", "finish_yes", "finish_anyway"})),
+    ChiefJudge(finished=True),
 )
 async def change_status(
     callback: CallbackQuery,
@@ -485,8 +487,13 @@ async def change_status(
         "running" if callback_data.action == "start" else "finished"
     )
     done = await service.set_status(
-        db, i18n, publisher, tournament, wanted, callback.from_user.id
+        db, i18n, publisher, tournament, wanted, callback.from_user.id,
+        anyway=callback_data.action == "finish_anyway",
     )
+    if isinstance(done, Unsettled):  # something came up since he was asked: ask again
+        await callback.answer()
+        await _ask_finish(callback, tournament, done)
+        return
     if isinstance(done, Refusal):
         await callback.answer(done.text())
     elif wanted == "running":
@@ -505,22 +512,59 @@ async def finish_asked(callback: CallbackQuery, tournament: TournamentRow, db: D
         await _refresh_card(callback, db, tournament.id)
         return
     await callback.answer()
+    await _ask_finish(callback, tournament, await service.unsettled(db, tournament.id))
+
+
+async def _ask_finish(callback: CallbackQuery, tournament: TournamentRow, left: Unsettled) -> None:
+    """Finish? With what is still unsettled listed, if anything is (then: anyway?)."""
     if not isinstance(callback.message, Message):
         return
-    await callback.message.edit_text(
-        _(
+    if left:
+        text = unsettled_text(tournament, left)
+        yes = _button(_("Finish anyway"), "finish_anyway", tournament.id)
+    else:
+        text = _(
             "Finish {title}? After that no games, players or protests can be entered, "
             "and this can't be undone."
-        ).format(title=quoted_title(tournament)),
-        reply_markup=InlineKeyboardMarkup(
-            inline_keyboard=[
-                [
-                    _button(_("Yes, finish"), "finish_yes", tournament.id),
-                    _button(_("Back"), "back", tournament.id),
-                ]
-            ]
-        ),
+        ).format(title=quoted_title(tournament))
+        yes = _button(_("Yes, finish"), "finish_yes", tournament.id)
+    back = _button(_("Back"), "back", tournament.id)
+    await callback.message.edit_text(
+        text, reply_markup=InlineKeyboardMarkup(inline_keyboard=[[yes, back]])
     )
+
+
+SHORT_SHOWN = 20  # players short of the distance named; the rest counted
+
+
+def unsettled_text(tournament: TournamentRow, left: Unsettled) -> str:
+    lines = [
+        _("Finish {title}? Not everything is settled yet:").format(
+            title=quoted_title(tournament)
+        )
+    ]
+    if left.protests:
+        found = ", ".join(f"#{pid} ({code})" for pid, code in left.protests)
+        lines.append("• " + _("Open protests (8.8): {protests}. Decide them with /protests.")
+                     .format(protests=found))
+    if left.approvals:
+        lines.append(
+            "• " + _("Judge's points above 0.5 await your approval (8.4.3, D7): {games}.")
+            .format(games=", ".join(left.approvals))
+        )
+    if left.short:
+        named = [f"{html.escape(name)} — {count}" for name, count in left.short[:SHORT_SHOWN]]
+        if len(left.short) > SHORT_SHOWN:
+            named.append(f"… +{len(left.short) - SHORT_SHOWN}")
+        lines.append(
+            "• " + _("Players short of the distance (games per player: {distance}): {players}.")
+            .format(distance=tournament.distance, players=", ".join(named))
+        )
+    lines.append(
+        _("After finishing no games, players or protests can be entered, and this can't be "
+          "undone. Finish anyway?")
+    )
+    return "\n".join(lines)
 
 
 # The chief judge's only: anyone else's Back would turn the card into his own view.

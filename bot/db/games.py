@@ -333,6 +333,17 @@ async def tables_by_round(conn: Conn, tournament_id: int) -> list[tuple[int, int
     return [(r[0], r[1], r[2]) for r in rows]
 
 
+async def last_judged(conn: Conn, tournament_id: int, judge_id: int) -> tuple[int, int] | None:
+    """(round, table) of the judge's game that counts in the latest round he judged."""
+    row = await fetch_one(
+        conn,
+        "SELECT round, table_no FROM games WHERE tournament_id = ? AND judge_id = ?"
+        " AND status <> 'annulled' ORDER BY round DESC, created_at DESC, id DESC LIMIT 1",
+        (tournament_id, judge_id),
+    )
+    return None if row is None else (row[0], row[1])
+
+
 async def next_free_round_table(
     conn: Conn, tournament_id: int, *, tables: int | None = None
 ) -> tuple[int, int]:

@@ -37,7 +37,7 @@ from bot.seating_text import (
 )
 from bot.services.rating import unsettled
 from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
-from bot.standings import StandingsService
+from bot.standings import StandingsService, lot_due
 from bot.standings_text import Picture, live_message, picture, round_caption
 from seating import Plan
 
@@ -225,7 +225,8 @@ class GroupPoster:
         current = await self._standings.get(tournament.id)
         found = await unsettled(self._db, tournament.id, current)
         text = live_message(
-            tournament.title, current.standings, pending=found.games, pending_players=found.players
+            tournament.title, current.standings, pending=found.games, pending_players=found.players,
+            lot_due=lot_due(tournament, current),
         )
         digest = _digest(text)
         message_id = tournament.standings_message_id

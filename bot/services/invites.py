@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, invites, staff, tournaments
@@ -14,7 +15,7 @@ from bot.db.invites import InviteKind, IssuedInvite
 from bot.db.tournaments import JUDGE, TournamentRow
 from bot.names import name_of, quoted_title
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, Notice
+from bot.services.notices import FollowUp, notice_to
 
 INVITE_UNKNOWN = Refusal(N_("This invite link is not valid. Ask the chief judge for a new one."))
 INVITE_USED = Refusal(
@@ -70,9 +71,12 @@ class Accepted:
     follow_up: FollowUp  # the chief judge who made the invite is told (the first time)
 
 
-async def accept_judge_invite(db: Database, token: str, user_id: int) -> Accepted | Refusal:
+async def accept_judge_invite(
+    db: Database, i18n: I18n, token: str, user_id: int
+) -> Accepted | Refusal:
     """Spend a judge invite for ``user_id``. The same user's invite again (a redelivered
-    /start) changes nothing and tells nobody."""
+    /start) changes nothing and tells nobody; the chief judge who made it is told, in
+    his language."""
     async with db.transaction() as conn:
         invite = await invites.get_invite(conn, token)
         if invite is None or invite.kind != "judge":
@@ -97,9 +101,13 @@ async def accept_judge_invite(db: Database, token: str, user_id: int) -> Accepte
         row = await staff.add_staff(conn, tournament.id, user_id, JUDGE, added_by=invite.created_by)
         await audit.record(conn, "staff.add", user_id, tournament.id, user_id, after=row)
         name = await name_of(conn, user_id)
-    told = _("{name} accepted your judge invite and is now a judge of {title}.")
-    notice = Notice(invite.created_by, told.format(name=name, title=title))
-    return Accepted(tournament, FollowUp((notice,)))
+        notices = await notice_to(
+            conn, i18n, invite.created_by,
+            lambda: _("{name} accepted your judge invite and is now a judge of {title}.").format(
+                name=name, title=title
+            ),
+        )
+    return Accepted(tournament, FollowUp(notices))
 
 
 async def revoke(db: Database, token: str, actor_id: int) -> Refusal | None:

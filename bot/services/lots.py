@@ -21,7 +21,7 @@ from bot.publishing import Publisher
 from bot.rating_format import place_labels
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
-from bot.standings import StandingsService, TournamentStandings
+from bot.standings import StandingsService, TournamentStandings, lot_due
 from scoring import InvalidGameError
 
 DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept (D12).")
@@ -87,11 +87,35 @@ async def tied_groups(
             ),
             {"title": html.escape(tournament.title, quote=False)},
         )
+    not_yet = _not_yet(tournament, ts)
+    if not_yet is not None:
+        return not_yet
     if len({row.place for row in ts.standings.rows}) == len(ts.standings.rows):
         return []
     async with db.read() as conn:
         ids = await _names_to_ids(conn, tournament.id)
     return _tied(ts, ids)
+
+
+def _not_yet(tournament: TournamentRow, ts: TournamentStandings) -> Refusal | None:
+    """Before the distance is played a tie may still break, so no lot decides it yet
+    (``bot.standings.lot_due``): when it will. Without games nothing is tied at all."""
+    if lot_due(tournament, ts) or not ts.standings.rows:
+        return None
+    distance = ts.tournament.distance
+    return Refusal(
+        N_(
+            "{title}: a lot (8.7.5) becomes available once every player has played the "
+            "distance (games per player: {distance}; players still short of it: {short}), "
+            "or once the chief judge finishes the tournament. Until then the next games "
+            "may break a tie."
+        ),
+        {
+            "title": html.escape(tournament.title, quote=False),
+            "distance": distance,
+            "short": sum(row.games < distance for row in ts.standings.rows),
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +173,9 @@ async def _still_tied(
         ts = await standings.get(tournament.id)
     except InvalidGameError:
         return Refusal(N_("The standings can't be computed now; no lot can be drawn."))
+    not_yet = _not_yet(tournament, ts)
+    if not_yet is not None:
+        return Spent(not_yet.msgid, not_yet.params)
     for group in _tied(ts, ids):
         if all(n in ids for n in group.names) and group.digest == digest:
             return group

@@ -113,7 +113,10 @@ async def request_text(
     conn: Conn, tournament: TournamentRow, nickname: str, user_id: int, *, claim: bool
 ) -> str:
     """What the chief judge is asked (rebuilt from the database when he decides)."""
-    name = await name_of(conn, user_id)
+    return _request(tournament, nickname, await name_of(conn, user_id), claim=claim)
+
+
+def _request(tournament: TournamentRow, nickname: str, name: str, *, claim: bool) -> str:
     title = quoted_title(tournament)
     if claim:
         return _(
@@ -125,10 +128,17 @@ async def request_text(
 
 
 async def apply(
-    db: Database, user_id: int, tournament_id: int, shown: str, *, invite_token: str | None = None
+    db: Database,
+    i18n: I18n,
+    user_id: int,
+    tournament_id: int,
+    shown: str,
+    *,
+    invite_token: str | None = None,
 ) -> Application | Refusal:
     """Apply as ``shown`` (a checked nickname): a new application, or the claim of the
-    unlinked roster player of that nickname."""
+    unlinked roster player of that nickname. Each chief judge is asked in his own
+    language; ``request`` is in the caller's (the group's, where no chief can be told)."""
     async with db.transaction() as conn:
         tournament = await tournaments.get_tournament(conn, tournament_id)
         if tournament is None or tournament.status == "finished":
@@ -149,10 +159,13 @@ async def apply(
         if player is None:
             return TryAgain(N_("Someone was quicker. Send /join again."))
         claim = found is not None
-        request = await request_text(conn, tournament, player.nickname, user_id, claim=claim)
-        chiefs = await staff.list_staff(conn, tournament_id, role=CHIEF)
-    notices = tuple(Notice(chief.user_id, request) for chief in chiefs)
-    return Application(tournament, player, claim, request, FollowUp(notices))
+        asked = partial(
+            _request, tournament, player.nickname, await name_of(conn, user_id), claim=claim
+        )
+        notices: tuple[Notice, ...] = ()
+        for chief in await staff.list_staff(conn, tournament_id, role=CHIEF):
+            notices += await notice_to(conn, i18n, chief.user_id, asked)
+    return Application(tournament, player, claim, asked(), FollowUp(notices))
 
 
 async def _cannot_apply(

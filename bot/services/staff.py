@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from aiogram.types import User
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, staff, tournaments, users
@@ -16,7 +17,7 @@ from bot.db.staff import StaffRow
 from bot.db.tournaments import CHIEF, JUDGE, StaffRole, StaffTournament, TournamentRow
 from bot.names import name_of, names_of, quoted_title
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, Notice
+from bot.services.notices import FollowUp, notice_to
 
 # -- who holds which role ---------------------------------------------------------------
 
@@ -103,8 +104,9 @@ class Removed:
 
 
 async def remove_judge(
-    db: Database, tournament: TournamentRow, target: int, actor_id: int
+    db: Database, i18n: I18n, tournament: TournamentRow, target: int, actor_id: int
 ) -> Removed | Refusal:
+    """Take ``target`` off the staff; he is told, in his language."""
     async with db.transaction() as conn:
         before = await staff.get_staff(conn, tournament.id, target)
         name = await name_of(conn, target)
@@ -118,5 +120,10 @@ async def remove_judge(
                 {"name": name},
             )
         await audit.record(conn, "staff.remove", target, tournament.id, actor_id, before=before)
-    told = _("You are no longer a judge of {title}.").format(title=quoted_title(tournament))
-    return Removed(name, FollowUp((Notice(target, told),)))
+        notices = await notice_to(
+            conn, i18n, target,
+            lambda: _("You are no longer a judge of {title}.").format(
+                title=quoted_title(tournament)
+            ),
+        )
+    return Removed(name, FollowUp(notices))

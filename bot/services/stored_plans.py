@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from bot.db import games as games_db
 from bot.db import players as players_db
 from bot.db import seating as seating_db
 from bot.db.connection import Conn, Database
@@ -160,3 +161,24 @@ async def accepted_plan(db: Database, tournament_id: int) -> StoredPlan | None:
     return await db.cached(
         ("seating.accepted", tournament_id), partial(load_accepted, tournament_id=tournament_id)
     )
+
+
+async def elsewhere_in_round(
+    db: Database, tournament_id: int, round_no: int, table_no: int | None, except_id: int | None
+) -> dict[int, int]:
+    """Player id -> the other table of the round he plays at. A saved table counts as
+    it was played (a substitute in, the planned player free again); a table not saved
+    yet, as the accepted plan has it. ``except_id``: the game being corrected."""
+    played = await db.cached(
+        ("games.played_in_round", tournament_id, round_no, except_id),
+        partial(games_db.played_in_round, tournament_id=tournament_id, round_no=round_no,
+                except_id=except_id),
+    )
+    found: dict[int, int] = {}
+    plan = await accepted_plan(db, tournament_id)
+    if plan is not None:
+        saved = set(played.values())
+        for table in plan.tables_by_round().get(round_no, set()) - {table_no} - saved:
+            found.update(dict.fromkeys(plan.seats_at(round_no, table) or (), table))
+    found.update(played)
+    return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal
@@ -9,8 +10,8 @@ from typing import Literal
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, games, players, staff, tournaments
-from bot.db.connection import Database
+from bot.db import audit, games, players, protests, staff, tournaments
+from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import TournamentRow
 from bot.names import quoted_title
@@ -118,6 +119,38 @@ class StatusChanged:
     follow_up: FollowUp  # the group is told
 
 
+@dataclass(frozen=True, slots=True)
+class Unsettled:
+    """What finishing would leave undecided: the chief judge is asked again."""
+
+    protests: list[tuple[int, str]]  # open protests (8.8): (protest id, game code)
+    approvals: list[str]  # codes of games whose judge's points await approval (D7)
+    short: list[tuple[str, int]]  # confirmed players short of the distance: (nickname, games)
+
+    def __bool__(self) -> bool:
+        return bool(self.protests or self.approvals or self.short)
+
+
+async def _unsettled(conn: Conn, tournament: TournamentRow) -> Unsettled:
+    """Games count here as they were played (pending or not, not annulled)."""
+    played = await games.list_games(conn, tournament.id, include_annulled=True)
+    code = {g.id: g.code for g in played}
+    open_ = [(p.id, code[p.game_id]) for p in await protests.open_protests(conn, tournament.id)]
+    counted = [g for g in played if g.status != "annulled"]
+    games_of: Counter[int] = Counter(s.player_id for g in counted for s in g.seats)
+    roster = await players.list_players(conn, tournament.id, status="confirmed")
+    short = sorted(  # the furthest from the distance first
+        ((p.nickname, games_of[p.id]) for p in roster if games_of[p.id] < tournament.distance),
+        key=lambda item: item[1],
+    )
+    return Unsettled(open_, [g.code for g in counted if g.status == "pending"], short)
+
+
+async def unsettled(db: Database, tournament_id: int) -> Unsettled:
+    async with db.read() as conn:
+        return await _unsettled(conn, await tournaments.require_tournament(conn, tournament_id))
+
+
 async def set_status(
     db: Database,
     i18n: I18n,
@@ -125,13 +158,21 @@ async def set_status(
     tournament: TournamentRow,
     wanted: Literal["running", "finished"],
     actor_id: int,
-) -> StatusChanged | Refusal:
-    """Start or finish the tournament (forward only); the group is told."""
+    *,
+    anyway: bool = False,
+) -> StatusChanged | Unsettled | Refusal:
+    """Start or finish the tournament (forward only); the group is told. Finishing
+    with protests open, points awaiting approval or players short of the distance
+    returns them instead, unless ``anyway`` (the chief judge saw them and confirmed)."""
     if tournament.status in (wanted, "finished"):
         return OUT_OF_DATE
     try:
         async with db.transaction() as conn:
             before = await tournaments.require_tournament(conn, tournament.id)
+            if wanted == "finished" and not anyway:
+                left = await _unsettled(conn, before)
+                if left:
+                    return left
             after = await tournaments.set_status(conn, tournament.id, wanted)
             with i18n.use_locale(after.language):  # the group reads the tournament's
                 if wanted == "running":
@@ -139,7 +180,10 @@ async def set_status(
                 else:
                     note = _("Tournament {title} is finished. The final standings: /rating")
             note = note.format(title=quoted_title(after))
-            await publisher.enqueue(conn, tournament.id, note=note)
+            # Finished, the standings' shared places now wait for the lot: say so there.
+            await publisher.enqueue(
+                conn, tournament.id, note=note, standings=wanted == "finished"
+            )
             await audit.record(
                 conn, "tournament.status", after.id, after.id, actor_id, before=before, after=after
             )

@@ -3,12 +3,15 @@ the draft, check who acts, and hand the tap to the shown step (``steps/``)."""
 
 from __future__ import annotations
 
+import html
+
 from aiogram import F, Router
 from aiogram.filters import Command, StateFilter
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import tournaments
+from bot.db.tournaments import TournamentRow
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
 from handlers.game_entry.context import Ctx
@@ -44,7 +47,7 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
         mine = await tournaments.tournaments_for_staff(conn, ctx.user_id)
     running = [m.tournament.id for m in mine if m.tournament.status == "running"]
     if not running:
-        text = _("Only a judge or the chief judge of a running tournament can enter a game.")
+        text = _not_running_text([m.tournament for m in mine])
         if reply is not None:
             await reply.answer(text)
         else:
@@ -65,6 +68,18 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
     sent = await ctx.bot.send_message(chat_id, text, reply_markup=markup)
     d.card_id = sent.message_id
     await persist(ctx, d)
+
+
+def _not_running_text(mine: list[TournamentRow]) -> str:
+    """Why no game can be entered: a staff member of a tournament not started yet is
+    told who starts it, anyone else that games are entered in running ones only."""
+    waiting = [t for t in mine if t.status == "registration"]
+    if not waiting:
+        return _("Only a judge or the chief judge of a running tournament can enter a game.")
+    return _(
+        "The tournament «{title}» has not started yet: the chief judge starts it with "
+        "/tournament. Games are entered once it is running."
+    ).format(title=html.escape(waiting[0].title))
 
 
 async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:

@@ -144,14 +144,17 @@ async def add_game(
         return await save_game(conn, world.tournament_id, draft, JUDGE, ended_at)
 
 
-async def tied_world(db: Database, *, language: str = "en") -> tuple[World, int]:
-    """One red win whose standings have shared places 5–6 (P1, P6) and 9–10 (P2, P9).
+async def tied_world(
+    db: Database, *, language: str = "en", distance: int = 1
+) -> tuple[World, int]:
+    """One red win whose standings have shared places 5–6 (P1, P6) and 9–10 (P2, P9);
+    with the default distance of one game it is played, so the lot is due.
 
     Red: P3 1.3, P4 1.2, P10 1.1, P5 1.0 (sheriff: more wins as sheriff, 8.7.3), then
     P1 and P6 with 1.0 and nothing to tell them apart (8.7.1–8.7.4), P8 0.5 (disqualified).
     Black: P7 0.2 (judge's points), P2 and P9 with 0.
     """
-    world = await make_world(db, 10, language=language)
+    world = await make_world(db, 10, language=language, distance=distance)
     game_id = await add_game(
         db,
         world,

@@ -15,7 +15,7 @@ from bot.db import games as games_db
 from bot.db import seating as seating_db
 from bot.services import seating as service
 from bot.services import stored_plans
-from tests.handlers.test_game_entry_support import CHIEF, Driver, World
+from tests.handlers.test_game_entry_support import CHIEF, JUDGE2, Driver, World
 from tests.support import BotHarness
 from tests.support.telegram import buttons
 
@@ -97,6 +97,16 @@ async def finish(judge: Driver) -> None:
     """From the roles step to the review: roles 1-4, nobody voted out, seat 5 shot."""
     await judge.play()
     await judge.to_review()
+
+
+async def play_as_planned(judge: Driver, round_table: str) -> None:
+    """The judge saves the plan's table as planned and taps New game: the new card."""
+    await judge.say(round_table)
+    await judge.tap("✅ Seating as planned")
+    await finish(judge)
+    await judge.save()
+    await judge.tap("➕ New game")
+    judge.card_id = judge.h.session.last_message(judge.user.id).message_id  # type: ignore[union-attr]
 
 
 # -- a planned table ------------------------------------------------------------------------
@@ -182,6 +192,32 @@ async def test_players_of_another_table_of_the_round_come_last_and_marked(
     assert f"⚠ {elsewhere[0]} plays round 1 at table 2 too." in judge.text
     # Nothing is forbidden: a club may seat him (the shared example does).
     assert f"4. {elsewhere[0]}" in judge.text
+
+
+async def test_a_saved_table_counts_as_played_not_as_planned(
+    harness: BotHarness, db: Database
+) -> None:
+    """R1-T1 saved with a substitute: the planned player he replaced is free at R1-T2
+    (no ⚠1, no warning), and the substitute is the one who plays at table 1."""
+    world, judge = await judge_with_plan(harness, db)
+    await add_sub(world)
+    nick = await names(world)
+    replaced = nick[(await planned(world, 1, 1))[3]]
+    await judge.say("1 1")
+    await judge.tap("4✓")
+    await judge.tap("Sub")
+    await judge.tap("✅ Confirm the seating")
+    await finish(judge)
+    await judge.save()
+    other = world.judge(JUDGE2)
+    await other.start()
+    await other.say("1 2")
+    await other.tap("4✓")
+    offered = other.labels()
+    assert replaced in offered and f"{replaced} ⚠1" not in offered
+    assert "Sub ⚠1" in offered
+    await other.tap(replaced)
+    assert f"4. {replaced}" in other.text and "plays round 1 at table 1" not in other.text
 
 
 async def test_another_planned_table_replaces_the_seating_and_says_so(
@@ -298,14 +334,26 @@ async def test_suggestions_follow_the_plan_past_the_played_tables(
     harness: BotHarness, db: Database
 ) -> None:
     _world, judge = await judge_with_plan(harness, db)
-    await judge.say("1 1")
-    await judge.tap("✅ Seating as planned")
-    await finish(judge)
-    await judge.save()
-    await judge.tap("➕ New game")
-    judge.card_id = harness.session.last_message(judge.user.id).message_id  # type: ignore[union-attr]
+    await play_as_planned(judge, "1 1")
     assert judge.labels()[:3] == [
-        "📋 Round 1, table 2", "📋 Round 2, table 1", "📋 Round 2, table 2"
+        "📋 Round 2, table 1", "📋 Round 1, table 2", "📋 Round 2, table 2"
+    ]
+
+
+async def test_a_judge_is_offered_his_own_table_of_the_next_round_first(
+    harness: BotHarness, db: Database
+) -> None:
+    """Judges keep their tables: after R1-T2 its judge is offered R2-T2 first, while
+    another judge is still offered the round's unplayed table first."""
+    world, judge = await judge_with_plan(harness, db)
+    await play_as_planned(judge, "1 2")
+    assert judge.labels()[:3] == [
+        "📋 Round 2, table 2", "📋 Round 1, table 1", "📋 Round 2, table 1"
+    ]
+    other = world.judge(JUDGE2)
+    await other.start()
+    assert other.labels()[:3] == [
+        "📋 Round 1, table 1", "📋 Round 2, table 1", "📋 Round 2, table 2"
     ]
 
 

@@ -72,6 +72,20 @@ async def test_new_game_button_starts_the_next_table(harness: BotHarness, db: Da
     assert "Step 2/11: Seating" in judge.text and "Round 1, table 2" in judge.text
 
 
+async def test_without_a_plan_a_judge_is_offered_his_own_table_of_the_next_round_first(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    first, second = world.judge(), world.judge(JUDGE2)
+    for judge, table in ((first, "1 1"), (second, "1 2")):
+        await judge.enter(round_table=table)
+        await judge.to_review()
+        await judge.save()
+    await second.tap("➕ New game")
+    second.card_id = harness.session.last_message(JUDGE2).message_id  # type: ignore[union-attr]
+    assert second.labels()[:2] == ["Round 2, table 2", "Round 2, table 1"]
+
+
 async def test_round_and_table_typed_wrong_or_taken_change_nothing(
     harness: BotHarness, db: Database
 ) -> None:
@@ -278,18 +292,32 @@ async def test_two_judges_at_once_and_the_same_table_twice(
     assert sorted(g.table_no for g in await world.games()) == [1, 2]
 
 
-async def test_only_judges_of_a_running_tournament_enter_games(
+async def test_game_before_the_start_says_the_chief_starts_it_with_tournament(
     harness: BotHarness, db: Database
 ) -> None:
     world = await World.create(harness, db, status="registration")
     judge = world.judge()
     await judge.say("/game")
-    assert "running tournament" in (judge.last_sent() or "")
+    assert judge.last_sent() == (
+        "The tournament «Spring Cup» has not started yet: the chief judge starts it with "
+        "/tournament. Games are entered once it is running."
+    )
+    russian = world.judge(JUDGE2, language="ru")
+    await russian.say("/game")
+    assert "«Spring Cup» ещё не начат" in (russian.last_sent() or "")
+    assert "/tournament" in (russian.last_sent() or "")
+
+
+async def test_only_judges_of_a_running_tournament_enter_games(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db, status="registration")
     outsider = world.judge(OUTSIDER)
     await outsider.say("/game")
     assert "running tournament" in (outsider.last_sent() or "")
     async with db.transaction() as conn:
         await tournaments.set_status(conn, world.tid, "running")
+    judge = world.judge()
     await judge.start()
     await judge.say("1 1")
     # Removed from the staff mid-way: his next tap is refused.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.lots import lots_for_tournament
+from bot.publishing import Publisher
 from tests.handlers.rating_fixtures import (
     CHAT,
     CHIEF,
@@ -102,3 +103,65 @@ async def test_no_ties_no_lot(harness: BotHarness, db: Database) -> None:
     # In the group, the chief judge of its tournament may ask too.
     await harness.say(chief, "/lot", chat_id=CHAT)
     assert harness.session.last_text(CHAT) == "No players are tied: no lot is needed (8.7.5)."
+
+
+async def live_standings(harness: BotHarness, tournament_id: int) -> str:
+    """The group's live standings message, published now."""
+    publisher: Publisher = harness.dispatcher["publisher"]
+    async with harness.dispatcher["db"].transaction() as conn:
+        await publisher.enqueue(conn, tournament_id, standings=True)
+    await publisher.publish(harness.bot, tournament_id, now=True)
+    await harness.settle()
+    return harness.session.last_text(CHAT) or ""
+
+
+async def test_no_lot_before_the_distance_is_played(harness: BotHarness, db: Database) -> None:
+    """Ties after game 1 of a two-game distance are passing: /lot says when a lot comes,
+    the standings don't mention one; once every player has played the distance (or the
+    tournament is finished) the lot is offered and announced."""
+    world, _game = await tied_world(db, distance=2)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/lot")
+    said = harness.session.last_message(CHIEF)
+    assert said is not None and buttons(said) == []
+    assert said.text == (
+        "Spring Cup: a lot (8.7.5) becomes available once every player has played the "
+        "distance (games per player: 2; players still short of it: 10), or once the chief "
+        "judge finishes the tournament. Until then the next games may break a tie."
+    )
+    live = await live_standings(harness, world.tournament_id)
+    assert "5–6" in live and "lot" not in live
+    standings_id = harness.session.last_message(CHAT).message_id  # type: ignore[union-attr]
+    guest = harness.user(700, "Guest", language_code="en")
+    await harness.say(guest, "/rating", chat_id=CHAT)
+    rating = harness.session.last_text(CHAT) or ""
+    assert "5–6" in rating and "lot" not in rating and "8.7.5" not in rating
+
+    # Finished early (the chief judge confirms it anyway), the places are final but for
+    # the lot: the pinned standings say so, and it is offered.
+    await harness.say(chief, "/tournament", chat_id=CHAT)
+    card = harness.session.last_message(CHAT)
+    await harness.press(chief, card, text="🏁 Finish")
+    await harness.press(chief, harness.session.message(CHAT, card.message_id),  # type: ignore[union-attr]
+                        text="Finish anyway")
+    pinned = harness.session.message(CHAT, standings_id)
+    assert pinned is not None and "wait for the chief judge's lot" in (pinned.text or "")
+    await harness.say(chief, "/lot")
+    offer = harness.session.last_message(CHIEF)
+    assert [label for label, _ in buttons(offer)][:1] == ["Draw for places 5–6"]
+
+
+async def test_the_lot_is_offered_once_every_player_played_the_distance(
+    harness: BotHarness, db: Database
+) -> None:
+    world, _game = await tied_world(db, distance=2)
+    # The same ten again, the same seats: every one has played his two games, still tied.
+    await add_game(db, world, range(1, 11), round_no=2, extras={3: 30, 4: 20, 10: 10, 7: 20},
+                   disqualified=(8,))
+    harness.dispatcher["standings"].invalidate(world.tournament_id)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/lot")
+    offer = harness.session.last_message(CHIEF)
+    assert [label for label, _ in buttons(offer)] == [
+        "Draw for places 5–6", "Draw for places 9–10"
+    ]

@@ -7,7 +7,7 @@ import re
 from aiogram.methods import SetMessageReaction
 from aiogram.types import ReactionTypeEmoji
 
-from bot.db import audit, invites, players
+from bot.db import audit, invites, players, users
 from bot.db.connection import Database
 from bot.db.players import PlayerRow
 from tests.handlers.tournament_fixtures import (
@@ -26,8 +26,9 @@ PETE = 703
 ROSA = 704
 
 
-async def _setup(db: Database, **kwargs: object) -> TournamentSetup:
-    return await running_tournament(
+async def _setup(db: Database, chief_language: str = "en", **kwargs: object) -> TournamentSetup:
+    """The tournament; its chief judge Anna's Telegram speaks ``chief_language``."""
+    t = await running_tournament(
         db,
         chief_id=CHIEF,
         judge_ids=[JUDGE],
@@ -35,6 +36,9 @@ async def _setup(db: Database, **kwargs: object) -> TournamentSetup:
         names={CHIEF: "Anna", JUDGE: "Jack"},
         **kwargs,  # type: ignore[arg-type]
     )
+    async with db.transaction() as conn:
+        await users.upsert_user(conn, CHIEF, first_name="Anna", language_code=chief_language)
+    return t
 
 
 async def _players(db: Database, tournament_id: int) -> list[PlayerRow]:
@@ -98,6 +102,29 @@ async def test_join_in_the_group_and_the_chief_confirms(harness: BotHarness, db:
     await harness.press(chief, request, text="❌ Reject")
     assert last_answer(harness) == "Decided already: ✅ Pete confirmed as Alex."
     assert (await _players(db, t.id))[0].status == "confirmed"
+
+
+async def test_the_chief_is_asked_in_his_language_not_the_applicants(
+    harness: BotHarness, db: Database
+) -> None:
+    """A Russian group and applicant; the chief judge's Telegram is English: the request
+    and its buttons are in English. And the other way round."""
+    await _setup(db, language="ru")
+    pete = harness.user(PETE, "Pete", language_code="ru")
+    await harness.say(pete, "/join Alex", chat_id=CHAT)
+    assert "Ваша заявка" in (harness.session.last_text(PETE) or "")  # his own language
+    request = harness.session.last_message(CHIEF)
+    assert request is not None
+    assert request.text == "New player for «Test Cup»: <b>Alex</b>, Pete."
+    assert [label for label, _ in buttons(request)] == ["✅ Confirm", "❌ Reject"]
+    async with db.transaction() as conn:
+        await users.upsert_user(conn, CHIEF, first_name="Anna", language_code="ru")
+    rosa = harness.user(ROSA, "Rosa", language_code="en")
+    await harness.say(rosa, "/join Bella", chat_id=CHAT)
+    request = harness.session.last_message(CHIEF)
+    assert request is not None
+    assert request.text == "Новый игрок в турнир «Test Cup»: <b>Bella</b>, Rosa."
+    assert [label for label, _ in buttons(request)] == ["✅ Подтвердить", "❌ Отклонить"]
 
 
 async def test_chief_rejects_and_the_nickname_is_free_again(

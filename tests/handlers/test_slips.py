@@ -425,6 +425,7 @@ async def test_the_player_is_told_the_decision_in_his_own_language(
     harness: BotHarness, db: Database
 ) -> None:
     await running_tournament(db, chief_id=CHIEF, chat_id=CHAT)
+    await rf.english_users(db, CHIEF)  # asked in English, the applicant told in Russian
     gnu = harness.user(GNU, "Гну", language_code="ru")
     await harness.say(gnu, "/join Gnu", chat_id=CHAT)
     chief = harness.user(CHIEF, "Anna", language_code="en")

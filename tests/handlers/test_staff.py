@@ -130,6 +130,14 @@ async def test_unjudge_by_reply_removes_and_tells_him(harness: BotHarness, db: D
     assert entry.after is None
 
 
+async def test_the_removed_judge_is_told_in_his_language(harness: BotHarness, db: Database) -> None:
+    await _setup(db, judge_ids=[JUDGE], names={CHIEF: "Anna", JUDGE: "Jack"})
+    chief = harness.user(CHIEF, "Anna", language_code="en")
+    said = await _posted(harness, harness.user(JUDGE, "Jack", language_code="ru"))
+    await _reply(harness, chief, "/unjudge", said)
+    assert harness.session.last_text(JUDGE) == "Вы больше не судья турнира «Test Cup»."
+
+
 async def test_the_last_chief_cannot_be_removed(harness: BotHarness, db: Database) -> None:
     t = await _setup(db)
     chief = harness.user(CHIEF, "Anna", language_code="en")

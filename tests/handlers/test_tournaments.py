@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from aiogram.methods import SendMediaGroup
 from aiogram.types import ForceReply
 
-from bot.db import audit, players, staff, tournaments
+from bot.db import audit, players, protests, staff, tournaments
 from bot.db.connection import Database
+from tests.handlers import rating_fixtures as rf
 from tests.handlers.tournament_fixtures import (
     current,
     last_answer,
@@ -209,9 +213,8 @@ async def test_tournament_without_one_in_the_group(harness: BotHarness) -> None:
 async def test_chief_starts_and_finishes_with_a_confirmation(
     harness: BotHarness, db: Database
 ) -> None:
-    t = await running_tournament(
-        db, chief_id=CHIEF, players=["Ann"], chat_id=CHAT, status="registration"
-    )
+    # No players: nothing is left unsettled, so Finish asks only once.
+    t = await running_tournament(db, chief_id=CHIEF, chat_id=CHAT, status="registration")
     chief = harness.user(CHIEF, "Anna", language_code="en")
     await harness.say(chief, "/tournament", chat_id=CHAT)
     card = current(harness, CHAT)
@@ -248,6 +251,76 @@ async def test_chief_starts_and_finishes_with_a_confirmation(
     # Pressing Yes again on the old keyboard changes nothing.
     await harness.press(chief, confirm, text="Yes, finish")
     assert last_answer(harness) == "This card is out of date."
+
+
+async def test_finish_lists_what_is_unsettled_and_asks_again(
+    harness: BotHarness, db: Database
+) -> None:
+    """A protest open on R1-T1, 0.6 awaiting approval on R1-T2 (D7), everyone one game
+    short of two: Finish lists them and asks again; Back keeps it running; Finish anyway
+    finishes, and the exported protocol shows R1-T1 under protest, not final."""
+    world = await rf.make_world(db, 20, distance=2)
+    async with db.transaction() as conn:
+        await tournaments.set_status(conn, world.tournament_id, "running")
+    protested = await rf.add_game(db, world, range(1, 11), table_no=1)
+    await rf.add_game(db, world, range(11, 21), table_no=2, extras={3: 60})
+    async with db.transaction() as conn:
+        await protests.add_protest(conn, protested, world.players[0], world.user_of(1),
+                                   "The vote was miscounted", rf.ENDED + timedelta(minutes=5))
+    chief = harness.user(rf.CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/tournament", chat_id=rf.CHAT)
+    card = current(harness, rf.CHAT)
+    await harness.press(chief, card, text="🏁 Finish")
+    asked = current(harness, rf.CHAT, card.message_id)
+    text = asked.text or ""
+    assert "Finish «Spring Cup»? Not everything is settled yet:" in text
+    assert "• Open protests (8.8): #1 (R1-T1). Decide them with /protests." in text
+    assert "• Judge's points above 0.5 await your approval (8.4.3, D7): R1-T2." in text
+    assert "• Players short of the distance (games per player: 2): P1 — 1, P10 — 1" in text
+    assert [label for label, _ in buttons(asked)] == ["Finish anyway", "Back"]
+    await harness.press(chief, asked, text="Back")
+    assert "Status: running" in (current(harness, rf.CHAT, card.message_id).text or "")
+
+    await harness.press(chief, current(harness, rf.CHAT, card.message_id), text="🏁 Finish")
+    await harness.press(chief, current(harness, rf.CHAT, card.message_id), text="Finish anyway")
+    async with db.read() as conn:
+        assert (await tournaments.require_tournament(conn, world.tournament_id)).status == (
+            "finished"
+        )
+    await harness.say(chief, "/export")
+    (album,) = [m for m in harness.session.requests_of(SendMediaGroup, delivered=True)
+                if m.chat_id == rf.CHIEF]
+    files = {item.media.filename: item.media.data for item in album.media}  # type: ignore[union-attr]
+    protocol = files[f"protocols-{world.tournament_id}.md"].decode()
+    first = protocol[protocol.index("## R1-T1") : protocol.index("## R1-T2")]
+    assert "Status: under protest (8.8), not decided yet." in first
+    assert "Status: final" not in first
+
+
+async def test_a_yes_to_a_clean_finish_asks_again_when_a_protest_came_meanwhile(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await rf.make_world(db, 10, distance=1)
+    async with db.transaction() as conn:
+        await tournaments.set_status(conn, world.tournament_id, "running")
+    game = await rf.add_game(db, world, range(1, 11))
+    chief = harness.user(rf.CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/tournament", chat_id=rf.CHAT)
+    card = current(harness, rf.CHAT)
+    await harness.press(chief, card, text="🏁 Finish")
+    assert [label for label, _ in buttons(current(harness, rf.CHAT, card.message_id))] == [
+        "Yes, finish", "Back"
+    ]
+    async with db.transaction() as conn:
+        await protests.add_protest(conn, game, world.players[1], world.user_of(2), "Too loud",
+                                   rf.ENDED + timedelta(minutes=1))
+    await harness.press(chief, current(harness, rf.CHAT, card.message_id), text="Yes, finish")
+    asked = current(harness, rf.CHAT, card.message_id)
+    assert "Open protests (8.8): #1 (R1-T1)" in (asked.text or "")
+    async with db.read() as conn:
+        assert (await tournaments.require_tournament(conn, world.tournament_id)).status == (
+            "running"
+        )
 
 
 async def test_only_the_chief_can_press_start(harness: BotHarness, db: Database) -> None:

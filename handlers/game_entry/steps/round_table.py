@@ -49,19 +49,27 @@ def buttons(k: Keys, view: View) -> None:
 
 
 async def load(ctx: Ctx, d: Draft, view: View) -> None:
-    """Up to three suggestions: the draft's own, then the plan's next unplayed tables,
-    then the first free table and the free table of the round being played (two judges
-    start at once). Both reads are cached until the database changes."""
+    """Up to three suggestions: the draft's own; the judge's own table in the round after
+    the one he judged last (judges keep their tables, so none takes another's); the
+    plan's next unplayed tables; the first free table and the free table of the round
+    being played (two judges start at once). The reads are cached until the database
+    changes."""
     found: list[Pair] = []
     if d.round is not None and d.table is not None:
         found.append((d.round, d.table))
     stored = await ctx.db.cached(
         ("games.tables_by_round", d.tid), partial(games.tables_by_round, tournament_id=d.tid)
     )
+    last = await ctx.db.cached(
+        ("games.last_judged", d.tid, d.judge_id),
+        partial(games.last_judged, tournament_id=d.tid, judge_id=d.judge_id),
+    )
     view.planned = plan_tables(await accepted_plan(ctx.db, d.tid))
     played = {(round_no, table) for _, round_no, table in stored}
+    own = [] if last is None else [(last[0] + 1, last[1])]
+    own = [p for p in own if p not in played and (not view.planned or p in view.planned)]
     unplayed = [pair for pair in sorted(view.planned) if pair not in played]
-    for pair in [*unplayed[:3], *free_tables(stored)]:
+    for pair in [*own, *unplayed[:3], *free_tables(stored)]:
         if pair not in found:
             found.append(pair)
     view.suggestions = found[:3]

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import html
 import re
-from functools import partial
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import games, players
+from bot.db import players
 from bot.services import Refusal
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
-from bot.services.stored_plans import accepted_plan
+from bot.services.stored_plans import elsewhere_in_round
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, refusal_text
 from handlers.game_entry.context import Ctx
@@ -187,20 +186,9 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
 
 
 async def load(ctx: Ctx, d: Draft, view: View) -> None:
-    """Who plays this round at another table: saved there, or planned there by the
-    accepted seating plan (read once per change of the database)."""
-    if d.round is None:
-        return
-    played = await ctx.db.cached(
-        ("games.played_in_round", d.tid, d.round, d.game_id),
-        partial(games.played_in_round, tournament_id=d.tid, round_no=d.round,
-                except_id=d.game_id),
-    )
-    plan = await accepted_plan(ctx.db, d.tid)
-    if plan is not None:
-        for table in plan.tables_by_round().get(d.round, set()) - {d.table}:
-            view.busy.update(dict.fromkeys(plan.seats_at(d.round, table) or (), table))
-    view.busy.update(played)
+    """Who plays this round at another table (read once per change of the database)."""
+    if d.round is not None:
+        view.busy.update(await elsewhere_in_round(ctx.db, d.tid, d.round, d.table, d.game_id))
 
 
 async def place(ctx: Ctx, d: Draft, seat: int, player_id: int) -> str | None:
