@@ -14,8 +14,7 @@ from aiogram.filters import Command
 from aiogram.types import BufferedInputFile, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.timeutil import utcnow
+from bot.services.records import Database, utcnow
 from handlers.chats import in_private
 
 log = logging.getLogger(__name__)

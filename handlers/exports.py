@@ -28,13 +28,11 @@ from aiogram.types import (
 )
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.errors import NotFound
-from bot.db.tournaments import TournamentRow
 from bot.export import export_files, load_export, summary_caption
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.players import is_member, tournaments_of
+from bot.services.records import Database, NotFound, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService

@@ -15,8 +15,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import BaseFilter
@@ -24,11 +23,9 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import games, invites, players, protests
-from bot.db.connection import Database
-from bot.db.tournaments import CHIEF, StaffRole, TournamentRow
 from bot.rating_format import utf16_len
 from bot.services import Refusal
+from bot.services.records import CHIEF, Database, StaffRole, TournamentRow
 from bot.services.refusals import (
     NO_TOURNAMENT_HERE,
     NOT_CHIEF_OF_ANY,
@@ -37,7 +34,14 @@ from bot.services.refusals import (
     ONLY_STAFF,
     OUT_OF_DATE,
 )
-from bot.services.staff import allows, staff_tournaments, tournament_and_role
+from bot.services.staff import (
+    Located,
+    Named,
+    allows,
+    locate,
+    staff_tournaments,
+    tournament_and_role,
+)
 from bot.services.tournaments import chat_tournament
 from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
@@ -112,7 +116,7 @@ def pick_for(command: str) -> Callable[[TournamentRow], CallbackData]:
 # Where a callback's (or a message's) tournament comes from: its callback data's
 # tournament, or the player, protest, game, approval or invite the data (or the
 # ``token`` an earlier filter injected) names.
-Via = Literal["tournament", "player", "protest", "invite", "game", "approval"]
+Via = Named
 # The callback data's field that names it, by the first of these names it has.
 _FIELDS: dict[str, tuple[str, ...]] = {
     "tournament": ("tournament_id", "tid"),
@@ -123,46 +127,11 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Found:
-    tournament: TournamentRow | None = None
-    role: StaffRole | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _named(via: Via, data: Any) -> int:
-    return int(next(getattr(data, name) for name in _FIELDS[via] if hasattr(data, name)))
-
-
-async def _locate(db: Database, via: Via, data: Any, token: str | None, user_id: int) -> _Found:
-    extra: dict[str, Any] = {}
-    tournament_id: int | None
-    async with db.read() as conn:
-        if via == "invite":
-            named = token if data is None else str(data.token)
-            invite = extra["invite"] = await invites.get_invite(conn, named or "")
-            tournament_id = None if invite is None else invite.tournament_id
-        elif via == "player":
-            found = extra["player"] = await players.get_player(conn, _named(via, data))
-            tournament_id = None if found is None else found.tournament_id
-        elif via == "protest":
-            protest = extra["protest"] = await protests.get_protest(conn, _named(via, data))
-            game = None if protest is None else await games.get_game(conn, protest.game_id)
-            extra["game"] = game
-            tournament_id = None if game is None else game.tournament_id
-        elif via == "game":
-            game = extra["game"] = await games.get_game(conn, _named(via, data))
-            tournament_id = None if game is None else game.tournament_id
-        elif via == "approval":
-            approval = await games.get_approval(conn, _named(via, data))
-            game = None if approval is None else await games.get_game(conn, approval.game_id)
-            tournament_id = None if game is None else game.tournament_id
-        else:
-            tournament_id = _named(via, data)
-    if tournament_id is None:
-        return _Found()
-    tournament, role = await tournament_and_role(db, tournament_id, user_id)
-    return _Found(tournament, role, extra)
+async def _locate(db: Database, via: Via, data: Any, token: str | None, user_id: int) -> Located:
+    if via == "invite":
+        return await locate(db, via, (token if data is None else str(data.token)) or "", user_id)
+    key = next(getattr(data, name) for name in _FIELDS[via] if hasattr(data, name))
+    return await locate(db, via, int(key), user_id)
 
 
 class TournamentRole(BaseFilter):

@@ -15,12 +15,11 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
+from bot.services.records import Database, TournamentRow
 from bot.standings import StandingsService
 from handlers.callbacks import Code, RowId
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal

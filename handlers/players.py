@@ -31,15 +31,18 @@ from aiogram.utils.deep_linking import create_start_link
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.players import MAX_NICKNAME, PlayerRow  # one limit for /join, /roster, seating
-from bot.db.tournaments import TournamentRow
 from bot.i18n import locale_for
 from bot.names import nick, plain, quoted_title
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import players as service
 from bot.services.players import Application, RosterReport, TryAgain, Withdrawn, check_nickname
+from bot.services.records import (  # one limit for /join, /roster, seating
+    MAX_NICKNAME,
+    Database,
+    PlayerRow,
+    TournamentRow,
+)
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
 from handlers.filters import ChiefJudge, GroupTournament, TournamentPick

@@ -24,16 +24,12 @@ from aiogram.types import (
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.games import GameRecord
-from bot.db.protests import ProtestRow
-from bot.db.timeutil import from_ts, to_ts
-from bot.db.tournaments import TournamentRow
 from bot.localtime import clock
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services import protests as service
 from bot.services.protests import Choices, Source, game_name
+from bot.services.records import Database, GameRecord, ProtestRow, TournamentRow, from_ts, to_ts
 from handlers.callbacks import GameMenu, RowId
 from handlers.chats import in_private
 from handlers.filters import ChiefJudge, ChiefTournaments

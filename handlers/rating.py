@@ -14,11 +14,9 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.players import PlayerRow
-from bot.db.tournaments import TournamentRow
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
+from bot.services.records import Database, PlayerRow, TournamentRow
 from bot.services.tournaments import chat_tournament
 from bot.standings import StandingsService, TournamentStandings, lot_due
 from bot.standings_text import TOP, rating_block

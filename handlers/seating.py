@@ -25,8 +25,6 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db.connection import Database
-from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
 from bot.seating_text import (
     MESSAGE_LIMIT,
@@ -37,6 +35,7 @@ from bot.seating_text import (
 )
 from bot.services import Refusal
 from bot.services import seating as service
+from bot.services.records import Database, TournamentRow
 from bot.services.seating import Overview, PlanView, Prepared
 from bot.services.stored_plans import StoredPlan, vacated
 from handlers.callbacks import RowId, Small

@@ -29,15 +29,21 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
-from bot.db.connection import Database
-from bot.db.timeutil import utcnow
-from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, JUDGE, LANGUAGES, TournamentRow
 from bot.i18n import N_
 from bot.localtime import valid_timezone, zone_label
 from bot.names import quoted_title
 from bot.publishing import Publisher
 from bot.services import Refusal
 from bot.services import tournaments as service
+from bot.services.records import (
+    CHIEF,
+    DEFAULT_LANGUAGE,
+    JUDGE,
+    LANGUAGES,
+    Database,
+    TournamentRow,
+    utcnow,
+)
 from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
 from bot.services.tournaments import Unsettled
 from handlers.callbacks import Code, RowId, Zone

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any, Literal
 
 from aiogram.types import User
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, staff, tournaments, users
+from bot.db import audit, games, invites, players, protests, staff, tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import LastChief
 from bot.db.staff import StaffRow
@@ -45,6 +46,52 @@ async def staff_tournaments(
         ("staff_tournaments", user_id, finished),
         partial(tournaments.tournaments_for_staff, user_id=user_id, include_finished=finished),
     )
+
+
+# What a button or a command names, from which its tournament is found.
+Named = Literal["tournament", "player", "protest", "invite", "game", "approval"]
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """The tournament a button names, the sender's role in it, and what was read on
+    the way (``player``, ``protest``, ``game``, ``invite``) for the handler."""
+
+    tournament: TournamentRow | None = None
+    role: StaffRole | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+async def locate(db: Database, named: Named, key: int | str, user_id: int) -> Located:
+    """The tournament of the ``named`` row ``key`` (an id; an invite's token) and
+    ``user_id``'s role in it; an empty Located when there is no such row."""
+    extra: dict[str, Any] = {}
+    tournament_id: int | None
+    async with db.read() as conn:
+        if named == "invite":
+            invite = extra["invite"] = await invites.get_invite(conn, str(key))
+            tournament_id = None if invite is None else invite.tournament_id
+        elif named == "player":
+            found = extra["player"] = await players.get_player(conn, int(key))
+            tournament_id = None if found is None else found.tournament_id
+        elif named == "protest":
+            protest = extra["protest"] = await protests.get_protest(conn, int(key))
+            game = None if protest is None else await games.get_game(conn, protest.game_id)
+            extra["game"] = game
+            tournament_id = None if game is None else game.tournament_id
+        elif named == "game":
+            game = extra["game"] = await games.get_game(conn, int(key))
+            tournament_id = None if game is None else game.tournament_id
+        elif named == "approval":
+            approval = await games.get_approval(conn, int(key))
+            game = None if approval is None else await games.get_game(conn, approval.game_id)
+            tournament_id = None if game is None else game.tournament_id
+        else:
+            tournament_id = int(key)
+    if tournament_id is None:
+        return Located()
+    tournament, role = await tournament_and_role(db, tournament_id, user_id)
+    return Located(tournament, role, extra)
 
 
 @dataclass(frozen=True, slots=True)

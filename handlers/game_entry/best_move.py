@@ -19,7 +19,7 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import players
-from bot.db.connection import Database
+from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import DATA_KEY, Draft

@@ -18,9 +18,9 @@ from typing import Any
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db.players import PlayerRow
 from bot.rating_format import short_points
 from bot.services import Refusal
+from bot.services.records import PlayerRow
 from handlers.game_entry.draft import Draft, approved_seats, problems
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints

@@ -20,9 +20,8 @@ from aiogram.types import TelegramObject, User
 from aiogram.utils.i18n import I18n
 
 from bot.background import Background
-from bot.db.connection import Database
-from bot.db.tournaments import TournamentRow
 from bot.publishing import Publisher
+from bot.services.records import Database, TournamentRow
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
 

@@ -20,15 +20,13 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.db import games, tournaments
-from bot.db.connection import Database
-from bot.db.games import GameRecord
-from bot.db.tournaments import CHIEF
 from bot.services.games import (
     NO_SUCH_GAME,
     ONLY_CHIEF_CORRECTS,
     ONLY_CHIEF_LISTS,
     annul_game,
 )
+from bot.services.records import CHIEF, Database, GameRecord
 from bot.standings import StandingsService
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge

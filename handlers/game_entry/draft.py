@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from bot.db.errors import InvalidDraft
-from bot.db.games import GameDraft, GameRecord, SeatDraft
 from bot.db.scoring_bridge import game_from_draft
+from bot.services.records import GameDraft, GameRecord, InvalidDraft, SeatDraft
 from scoring import SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
 from scoring.judging import best_move_allowed
 

@@ -11,7 +11,7 @@ from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import tournaments
-from bot.db.tournaments import TournamentRow
+from bot.services.records import TournamentRow
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
 from handlers.game_entry.context import Ctx

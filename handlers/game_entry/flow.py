@@ -13,10 +13,9 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games, players
-from bot.db.connection import Database
 from bot.db.scoring_bridge import load_scoring_tournament
-from bot.db.tournaments import CHIEF, JUDGE
 from bot.fsm_storage import SQLiteStorage
+from bot.services.records import CHIEF, JUDGE, Database
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
 from handlers.game_entry.callbacks import Step

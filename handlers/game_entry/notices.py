@@ -10,8 +10,7 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.db.games import ApprovalRow, GameRecord
-from bot.db.players import PlayerRow
+from bot.services.records import ApprovalRow, GameRecord, PlayerRow
 from handlers.game_entry.callbacks import ApprovalDecision, RosterDecision
 from handlers.game_entry.card import hundredths
 from scoring.judging import APPROVAL_THRESHOLD

@@ -9,10 +9,9 @@ from fractions import Fraction
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import players, tournaments
-from bot.db.connection import Database
-from bot.db.games import GameRecord
 from bot.db.scoring_bridge import game_from_record
 from bot.rating_format import short_points
+from bot.services.records import Database, GameRecord
 from bot.standings import StandingsService
 from handlers.game_entry.card import MAX_TEXT, RESULT_NAMES, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record

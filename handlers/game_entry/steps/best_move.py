@@ -19,8 +19,8 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.db import players, tournaments, users
-from bot.db.connection import Database
 from bot.i18n import locale_for
+from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx
