@@ -12,6 +12,7 @@ from bot.db.errors import InvalidDraft, NotFound
 from bot.db.games import ApprovalRow, GameDraft, GameRecord, SeatDraft
 from bot.db.players import MAX_NICKNAME, PlayerRow
 from bot.db.protests import ProtestRow
+from bot.db.scoring_bridge import game_from_draft, game_from_record
 from bot.db.timeutil import from_ts, to_ts, utcnow
 from bot.db.tournaments import (
     CHIEF,
@@ -40,6 +41,8 @@ __all__ = [
     "StaffRole",
     "TournamentRow",
     "from_ts",
+    "game_from_draft",
+    "game_from_record",
     "to_ts",
     "utcnow",
 ]

@@ -18,7 +18,7 @@ from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StorageKey
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import players
+from bot.services import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.context import Ctx, Deps
@@ -158,8 +158,7 @@ async def _check_tap(
     # Re-checked against the database: the seat's player is still this account.
     seat = d.first_killed
     pid = d.players[seat - 1] if seat else None
-    async with db.read() as conn:
-        row = await players.get_player(conn, pid) if pid is not None else None
+    row = await card_reads.player(db, pid) if pid is not None else None
     if row is None or row.user_id != callback.from_user.id:
         return _("This best move is not yours to make.")
     if data.a == "s":

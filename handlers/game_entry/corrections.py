@@ -19,7 +19,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.db import games, tournaments
+from bot.services import card_reads
 from bot.services.games import (
     NO_SUCH_GAME,
     ONLY_CHIEF_CORRECTS,
@@ -27,6 +27,7 @@ from bot.services.games import (
     annul_game,
 )
 from bot.services.records import CHIEF, Database, GameRecord
+from bot.services.staff import staff_tournaments
 from bot.standings import StandingsService
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge
@@ -52,10 +53,7 @@ PAGE = 10
 @router.message(Command("games"), F.chat.type == "private")
 async def cmd_games(message: Message, db: Database) -> None:
     assert message.from_user is not None
-    async with db.read() as conn:
-        mine = await tournaments.tournaments_for_staff(
-            conn, message.from_user.id, include_finished=True
-        )
+    mine = await staff_tournaments(db, message.from_user.id, finished=True)
     chief = [m.tournament for m in mine if m.role == CHIEF]
     if not chief:
         await message.answer(_("Only the chief judge can list and correct games."))
@@ -85,9 +83,8 @@ def game_label(game: GameRecord) -> str:
 
 
 async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyboardMarkup]:
-    async with db.read() as conn:
-        t = await tournaments.get_tournament(conn, tid)
-        found = await games.list_games(conn, tid, include_annulled=True)
+    t = await card_reads.tournament(db, tid)
+    found = await card_reads.games_in(db, tid, annulled=True)
     found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first
     pages = max(1, -(-len(found) // PAGE))
     page = max(0, min(page, pages - 1))
@@ -155,9 +152,7 @@ async def menu(
     if game.status == "annulled":
         return text, None
     builder = InlineKeyboardBuilder()
-    async with db.read() as conn:
-        pending = [a for a in await games.approvals_for_game(conn, game.id)
-                   if a.status == "pending"]
+    pending = await card_reads.pending_approvals(db, game.id)
     for approval in pending:
         seat_buttons = approval_markup(approval.id, approval.requested).inline_keyboard[0]
         row = InlineKeyboardBuilder()

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from bot.db.scoring_bridge import game_from_draft
-from bot.services.records import GameDraft, GameRecord, InvalidDraft, SeatDraft
+from bot.services.records import GameDraft, GameRecord, InvalidDraft, SeatDraft, game_from_draft
 from scoring import SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
 from scoring.judging import best_move_allowed
 

@@ -10,8 +10,8 @@ from aiogram.filters import Command, StateFilter
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import tournaments
 from bot.services.records import TournamentRow
+from bot.services.staff import staff_tournaments
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
 from handlers.game_entry.context import Ctx
@@ -43,8 +43,7 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
     if existing is not None and await ctx.state.get_state() in ctx.card.state_names:
         await resend_card(ctx, existing, chat_id)
         return
-    async with ctx.db.read() as conn:
-        mine = await tournaments.tournaments_for_staff(conn, ctx.user_id)
+    mine = await staff_tournaments(ctx.db, ctx.user_id)
     running = [m.tournament.id for m in mine if m.tournament.status == "running"]
     if not running:
         text = _not_running_text([m.tournament for m in mine])

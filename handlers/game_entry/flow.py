@@ -12,9 +12,8 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import games, players
-from bot.db.scoring_bridge import load_scoring_tournament
 from bot.fsm_storage import SQLiteStorage
+from bot.services import card_reads
 from bot.services.records import CHIEF, JUDGE, Database
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
@@ -88,8 +87,7 @@ async def tournament_model(db: Database, standings: StandingsService, tid: int) 
     try:
         return (await standings.get(tid)).tournament
     except Exception:  # an invalid stored game: the model itself is still readable
-        async with db.read() as conn:
-            return await load_scoring_tournament(conn, tid)
+        return await card_reads.scoring_tournament(db, tid)
 
 
 async def load_view(ctx: Ctx, d: Draft) -> View:
@@ -105,13 +103,12 @@ async def load_view(ctx: Ctx, d: Draft) -> View:
 
 
 async def _load_protocol(ctx: Ctx, d: Draft, view: View) -> None:
-    async with ctx.db.read() as conn:
-        t = await ctx.tournament(d.tid)
-        view.title = t.title if t else ""
-        view.players = {p.id: p for p in await players.roster(conn, t)} if t else {}
-        if d.mode == "correct" and d.game_id is not None:
-            stored = await games.get_game(conn, d.game_id)
-            view.original_code = stored.code if stored else ""
+    t = await ctx.tournament(d.tid)
+    view.title = t.title if t else ""
+    view.players = {p.id: p for p in await card_reads.roster(ctx.db, t)} if t else {}
+    if d.mode == "correct" and d.game_id is not None:
+        stored = await card_reads.game(ctx.db, d.game_id)
+        view.original_code = stored.code if stored else ""
     view.issues = [Issue.of(p) for p in problems(d, view.names())]
     for n in SEAT_NUMBERS:
         pid = d.players[n - 1]

@@ -8,10 +8,9 @@ from fractions import Fraction
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import players, tournaments
-from bot.db.scoring_bridge import game_from_record
 from bot.rating_format import short_points
-from bot.services.records import Database, GameRecord
+from bot.services import card_reads
+from bot.services.records import Database, GameRecord, game_from_record
 from bot.standings import StandingsService
 from handlers.game_entry.card import MAX_TEXT, RESULT_NAMES, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
@@ -26,9 +25,8 @@ async def saved_view(
     """A stored game as a draft and a view with its points (current Ci, D1)."""
     d = draft_from_record(game, judge_id=game.judge_id, locale="", card_chat=0, card_id=0)
     view = View(original_code=game.code)
-    async with db.read() as conn:
-        t = await tournaments.get_tournament(conn, game.tournament_id)
-        view.players = {p.id: p for p in await players.list_players(conn, game.tournament_id)}
+    t = await card_reads.tournament(db, game.tournament_id)
+    view.players = {p.id: p for p in await card_reads.all_players(db, game.tournament_id)}
     view.title = t.title if t else ""
     model = game_from_record(game)
     if game.status != "annulled":

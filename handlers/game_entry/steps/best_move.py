@@ -18,8 +18,8 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import players, tournaments, users
 from bot.i18n import locale_for
+from bot.services import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.card import View
@@ -209,8 +209,7 @@ def player_text(d: Draft, title: str) -> str:
 
 
 async def tournament_title(db: Database, tid: int) -> str:
-    async with db.read() as conn:
-        t = await tournaments.get_tournament(conn, tid)
+    t = await card_reads.tournament(db, tid)
     return t.title if t else ""
 
 
@@ -222,9 +221,7 @@ async def ask_player(ctx: Ctx, d: Draft) -> None:
     player_id = d.players[d.first_killed - 1]
     if player_id is None:
         return
-    async with ctx.db.read() as conn:
-        row = await players.get_player(conn, player_id)
-        profile = await users.get_user(conn, row.user_id) if row and row.user_id else None
+    row, profile = await card_reads.player_and_profile(ctx.db, player_id)
     d.bm_by = "judge"
     if row is None or row.user_id is None:
         d.set_note(N_("{player}'s Telegram account is not linked: enter his numbers yourself."),
@@ -245,8 +242,7 @@ async def _send_request(ctx: Ctx, d: Draft, user_id: int, nickname: str, locale:
         sent = await ctx.bot.send_message(user_id, text, reply_markup=markup)
     except (TelegramForbiddenError, TelegramBadRequest) as exc:
         log.info("best move request to %s refused: %s", user_id, exc.message)
-        async with ctx.db.transaction() as conn:
-            await users.set_can_message(conn, user_id, False)
+        await card_reads.unreachable(ctx.db, user_id)
         d.set_note(N_("Telegram refused to deliver the request to {player} (he never started "
                       "the bot or blocked it): enter his numbers yourself."), player=nickname)
         return

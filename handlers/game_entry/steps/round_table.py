@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import partial
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import games, players
-from bot.db.connection import Conn
+from bot.services import card_reads
 from bot.services.stored_plans import StoredPlan, accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
@@ -57,13 +55,8 @@ async def load(ctx: Ctx, d: Draft, view: View) -> None:
     found: list[Pair] = []
     if d.round is not None and d.table is not None:
         found.append((d.round, d.table))
-    stored = await ctx.db.cached(
-        ("games.tables_by_round", d.tid), partial(games.tables_by_round, tournament_id=d.tid)
-    )
-    last = await ctx.db.cached(
-        ("games.last_judged", d.tid, d.judge_id),
-        partial(games.last_judged, tournament_id=d.tid, judge_id=d.judge_id),
-    )
+    stored = await card_reads.tables_played(ctx.db, d.tid)
+    last = await card_reads.last_judged(ctx.db, d.tid, d.judge_id)
     view.planned = plan_tables(await accepted_plan(ctx.db, d.tid))
     played = {(round_no, table) for _, round_no, table in stored}
     own = [] if last is None else [(last[0] + 1, last[1])]
@@ -77,7 +70,7 @@ async def load(ctx: Ctx, d: Draft, view: View) -> None:
 
 def free_tables(stored: Sequence[tuple[int, int, int]]) -> list[Pair]:
     """The first free table, and the free table of the last round with a game."""
-    found = [games.first_free(stored)]
+    found = [card_reads.first_free(list(stored))]
     if stored:
         last = max(round_no for _, round_no, _ in stored)
         used = {table for _, round_no, table in stored if round_no == last}
@@ -96,9 +89,8 @@ async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str 
         return _("Round and table are numbers from 1 to {max}.").format(max=MAX_NUMBER)
     plan = await accepted_plan(ctx.db, d.tid) if d.mode == "new" else None
     seats = plan.seats_at(round_no, table) if plan is not None else None
-    async with ctx.db.read() as conn:
-        stored = await games.list_games(conn, d.tid, round=round_no)
-        confirmed = await _confirmed(ctx, conn, d.tid) if seats is not None else set()
+    stored = await card_reads.games_in(ctx.db, d.tid, round_no=round_no)
+    confirmed = await _confirmed(ctx, d.tid) if seats is not None else set()
     taken = [g for g in stored if g.table_no == table and g.id != d.game_id]
     if taken:
         return _(
@@ -116,13 +108,13 @@ async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str 
     return None
 
 
-async def _confirmed(ctx: Ctx, conn: Conn, tid: int) -> set[int]:
+async def _confirmed(ctx: Ctx, tid: int) -> set[int]:
     """The roster's confirmed players who play on, not withdrawn (kept in memory while
     the roster is unchanged)."""
     tournament = await ctx.tournament(tid)
     if tournament is None:
         return set()
-    return {p.id for p in await players.roster(conn, tournament) if p.plays_on}
+    return {p.id for p in await card_reads.roster(ctx.db, tournament) if p.plays_on}
 
 
 def _seated(d: Draft) -> bool:

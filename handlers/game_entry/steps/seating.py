@@ -13,8 +13,7 @@ import re
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import players
-from bot.services import Refusal
+from bot.services import Refusal, card_reads
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
 from bot.services.stored_plans import elsewhere_in_round
 from handlers.game_entry.callbacks import Step
@@ -165,8 +164,7 @@ def _next_empty(d: Draft, after: int) -> int:
 async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
     """The refusal, unless the player is in this tournament, confirmed (or added here)
     and not seated yet."""
-    async with ctx.db.read() as conn:
-        row = await players.get_player(conn, player_id)
+    row = await card_reads.player(ctx.db, player_id)
     if row is None or row.tournament_id != d.tid or row.status == "rejected":
         return _("This player is not on the tournament's roster.")
     if row.status != "confirmed" and row.id not in d.added:
@@ -287,8 +285,7 @@ async def typed(ctx: Ctx, d: Draft, text: str) -> str | None:
     if len(lines) > 1:
         return await paste(ctx, d, lines)
     query = " ".join(text.split())[:64]
-    async with ctx.db.read() as conn:
-        found = await players.find_player_by_nickname(conn, d.tid, query)
+    [found] = await card_reads.by_nicknames(ctx.db, d.tid, [query])
     if found is not None:  # the whole nickname: seat him (or say why not)
         return await place(ctx, d, d.sel, found.id)
     d.query = query
@@ -304,18 +301,18 @@ async def paste(ctx: Ctx, d: Draft, lines: list[str]) -> str | None:
     chosen: list[int] = []
     unknown: list[str] = []
     unconfirmed: list[str] = []
-    async with ctx.db.read() as conn:
-        for number, line in enumerate(lines, start=1):
-            row = await players.find_player_by_nickname(conn, d.tid, line)
-            prefixed = PREFIX.match(line)
-            if row is None and prefixed and int(prefixed.group(1)) == number:
-                row = await players.find_player_by_nickname(conn, d.tid, prefixed.group(2))
-            if row is None:
-                unknown.append(line)
-            elif row.status != "confirmed" and row.id not in d.added:
-                unconfirmed.append(row.nickname)
-            else:
-                chosen.append(row.id)
+    # Each line as typed, and without a "3." or "3)" seat number before it.
+    prefixed = [PREFIX.match(line) for line in lines]
+    bare = [m.group(2) if m and int(m.group(1)) == n else "" for n, m in enumerate(prefixed, 1)]
+    found = await card_reads.by_nicknames(ctx.db, d.tid, [*lines, *bare])
+    for number, line in enumerate(lines, start=1):
+        row = found[number - 1] or (found[SEATS + number - 1] if bare[number - 1] else None)
+        if row is None:
+            unknown.append(line)
+        elif row.status != "confirmed" and row.id not in d.added:
+            unconfirmed.append(row.nickname)
+        else:
+            chosen.append(row.id)
     refusal = _paste_refusal(chosen, unknown, unconfirmed)
     if refusal is not None:
         return refusal

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.db import staff, tournaments
+from bot.services import card_reads
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx
@@ -27,19 +27,13 @@ def buttons(k: Keys, view: View) -> None:
 
 
 async def load(ctx: Ctx, d: Draft, view: View) -> None:
-    async with ctx.db.read() as conn:
-        for tid in d.choices:
-            t = await tournaments.get_tournament(conn, tid)
-            if t is not None:
-                view.tournaments[tid] = t.title
+    view.tournaments.update(await card_reads.titles(ctx.db, d.choices))
 
 
 async def pick(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if data.n not in d.choices:
         return _(STALE)
-    async with ctx.db.read() as conn:
-        t = await tournaments.get_tournament(conn, data.n)
-        role = await staff.staff_role(conn, data.n, ctx.user_id)
+    t, role = await card_reads.tournament_and_staff_role(ctx.db, data.n, ctx.user_id)
     if t is None or t.status != "running" or role not in ("chief", "judge"):
         return _("You can't enter games in this tournament now.")
     if d.tid != data.n:
