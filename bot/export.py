@@ -45,7 +45,8 @@ from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
 from bot.services.stored_plans import StoredPlan, stored_plan
-from scoring import Result, Role, b_value, compute_standings, tournament_breakdowns
+from bot.vocabulary import result_name, role_name
+from scoring import b_value, compute_standings, tournament_breakdowns
 
 if TYPE_CHECKING:
     from scoring import Game, GameBreakdown, SeatPoints, Standings, Tournament
@@ -189,20 +190,6 @@ def seating_csv(plan: StoredPlan) -> bytes:
     return _csv(plan_sheet_rows(plan.plan))
 
 
-_ROLES = "civilian|sheriff|mafia|don"
-_RESULTS = "red team won|black team won|draw"
-
-
-def _role_name(role: Role) -> str:
-    names = split_labels(_("civilian|sheriff|mafia|don"), _ROLES)
-    return names[list(Role).index(role)]
-
-
-def _result_name(result: Result) -> str:
-    names = split_labels(_("red team won|black team won|draw"), _RESULTS)
-    return names[list(Result).index(result)]
-
-
 _STANDINGS_HEADER = (
     "Place|Player|Total|Main|Extra|Ci|Wins|Wins as don or sheriff|First-night deaths|Games"
 )
@@ -287,10 +274,10 @@ def _seat_rows(data: ExportData) -> Iterator[list[Any]]:
                 game.id,
                 record.round if record else None,
                 record.table_no if record else None,
-                _result_name(game.result),
+                result_name(game.result),
                 seat.seat,
                 seat.player,
-                _role_name(seat.role),
+                role_name(seat.role),
                 float(seat.win),
                 float(seat.ci),
                 float(seat.best_move),
@@ -348,7 +335,7 @@ def game_protocol(
         under = _("under protest (8.8), not decided yet")
         status = under if game.status == "final" else f"{status}; {under}"
     lines = [
-        f"## {game.code} — {_result_name(game.result)}",
+        f"## {game.code} — {result_name(game.result)}",
         "",
         _("Judge: {judge}. Ended: {ended}. Status: {status}.").format(
             judge=_person(people, game.judge_id), ended=_when(game.ended_at, tz), status=status
@@ -384,7 +371,7 @@ def game_protocol(
             format_points(breakdown.seats[seat.seat - 1].total, point=".") if breakdown else "—"
         )
         lines.append(
-            f"| {seat.seat} | {_md(seat.nickname)} | {_role_name(seat.role)} | {points} | "
+            f"| {seat.seat} | {_md(seat.nickname)} | {role_name(seat.role)} | {points} | "
             + "; ".join(notes) + " |"
         )
     lines.append("")

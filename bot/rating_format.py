@@ -22,6 +22,7 @@ from functools import lru_cache
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.vocabulary import role_name
 from scoring import Result, Role, SeatPoints, StandingRow
 from scoring.judging import MINUS, format_points
 
@@ -246,13 +247,7 @@ class GameView:
 
 
 def seat_and_role(seat: int, role: Role) -> str:
-    names = {
-        Role.CIVILIAN: _("seat {seat}, civilian"),
-        Role.SHERIFF: _("seat {seat}, sheriff"),
-        Role.MAFIA: _("seat {seat}, mafia"),
-        Role.DON: _("seat {seat}, don"),
-    }
-    return names[role].format(seat=seat)
+    return _("seat {seat}, {role}").format(seat=seat, role=role_name(role))
 
 
 def _outcome(role: Role, result: Result) -> str:

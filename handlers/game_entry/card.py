@@ -21,6 +21,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 from bot.rating_format import short_points
 from bot.services import Refusal
 from bot.services.records import PlayerRow
+from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
 from handlers.game_entry.draft import Draft, approved_seats, problems
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints
@@ -30,17 +31,6 @@ from scoring.ruleset import PENALTIES
 MAX_TEXT = 4096
 MAX_ISSUES = 12
 
-ROLE_NAMES = {
-    Role.CIVILIAN: __("civilian"),
-    Role.SHERIFF: __("sheriff"),
-    Role.MAFIA: __("mafia"),
-    Role.DON: __("don"),
-}
-RESULT_NAMES = {
-    Result.RED: __("red win"),
-    Result.BLACK: __("black win"),
-    Result.DRAW: __("draw"),
-}
 PENALTY_NAMES = {rule: __(penalty.name) for rule, penalty in PENALTIES.items()}  # 8.5
 _ROLE_VALUES = frozenset(r.value for r in Role)
 _RESULT_VALUES = frozenset(r.value for r in Result)

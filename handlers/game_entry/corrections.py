@@ -29,10 +29,10 @@ from bot.services.games import (
 from bot.services.records import CHIEF, Database, GameRecord
 from bot.services.staff import staff_tournaments
 from bot.standings import StandingsService
+from bot.vocabulary import RESULT_NAMES
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
-from handlers.game_entry.card import RESULT_NAMES
 from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show

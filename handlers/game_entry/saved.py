@@ -12,7 +12,8 @@ from bot.rating_format import short_points
 from bot.services import card_reads
 from bot.services.records import Database, GameRecord, game_from_record
 from bot.standings import StandingsService
-from handlers.game_entry.card import MAX_TEXT, RESULT_NAMES, View, points_lines, protocol
+from bot.vocabulary import RESULT_NAMES
+from handlers.game_entry.card import MAX_TEXT, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
 from handlers.game_entry.flow import tournament_model
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown

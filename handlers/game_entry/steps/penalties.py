@@ -7,8 +7,9 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.rating_format import short_points
+from bot.vocabulary import ROLE_NAMES
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import PENALTY_NAMES, ROLE_NAMES, View, rule_refusal
+from handlers.game_entry.card import PENALTY_NAMES, View, rule_refusal
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import NO_SEAT, Draft
 from handlers.game_entry.flow import STALE
