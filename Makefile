@@ -7,19 +7,19 @@ BIN    := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
 
-.PHONY: run check test lint typecheck unit e2e bench messages clean
+.PHONY: venv run check test lint typecheck unit e2e bench messages clean
 
 # Keep bytecode caches (__pycache__/, ignored by git) even where the environment turns
 # them off: the suite starts dozens of interpreters (workers, bot processes), and each
 # would compile the project from source again.
 export PYTHONDONTWRITEBYTECODE :=
 
-run: $(RUN_STAMP)
+run: venv $(RUN_STAMP)
 	$(BIN)/python -m bot
 
 # The bot's health as JSON (database, schema, last update, outbox, uptime); exit 1
 # when unhealthy or not running.
-check: $(RUN_STAMP)
+check: venv $(RUN_STAMP)
 	$(BIN)/python -m bot check
 
 # The suite on three workers (pytest-xdist) on two cores: the e2e tests wait on bot
@@ -32,19 +32,19 @@ PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 test: lint typecheck
 	$(PYTEST)
 
-unit: $(DEV_STAMP)
+unit: venv $(DEV_STAMP)
 	$(PYTEST) -m "not e2e"
 
-e2e: $(DEV_STAMP)
+e2e: venv $(DEV_STAMP)
 	$(PYTEST) -m e2e
 
-lint: $(DEV_STAMP)
+lint: venv $(DEV_STAMP)
 	$(BIN)/ruff check .
 
-typecheck: $(DEV_STAMP)
+typecheck: venv $(DEV_STAMP)
 	$(BIN)/mypy --strict scoring seating bot handlers
 
-bench: $(DEV_STAMP)
+bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/scoring_bench.py
 	$(BIN)/python bench/standings_bench.py
 	$(BIN)/python bench/seating_bench.py
@@ -52,15 +52,16 @@ bench: $(DEV_STAMP)
 
 # Refresh the message template after changing texts; translate the new entries in
 # locales/ru/LC_MESSAGES/messages.po (tests/test_i18n.py fails on a missing one).
-messages: $(DEV_STAMP)
+messages: venv $(DEV_STAMP)
 	$(BIN)/pybabel extract -k _ -k __ -k N_ -o locales/messages.pot bot handlers scoring
 
 # .venv with pip in it: made when missing, made again when broken (no bin/python: the
-# Python it was made from is gone; no pip: made where ensurepip is missing).
-define ENSURE_VENV
+# Python it was made from is gone; no pip: made where ensurepip is missing). Checked
+# first, before make looks at the stamps inside it.
+venv:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (set PYTHON=...)"; exit 1; }
-	@if ! $(BIN)/python -m pip --version >/dev/null 2>&1; then \
+	@if ! [ -x $(BIN)/python ] || ! ls -d $(VENV)/lib/python3*/site-packages/pip >/dev/null 2>&1; then \
 		if [ -e $(VENV) ]; then echo "$(VENV) is broken (no python or no pip in it): making it again"; fi; \
 		rm -rf $(VENV); \
 		$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
@@ -68,18 +69,12 @@ define ENSURE_VENV
 			     "on Debian or Ubuntu: sudo apt install python3-venv"; exit 1; }; \
 		$(BIN)/python -m pip install -q --upgrade pip; \
 	fi
-endef
 
-$(BIN)/python:
-	$(ENSURE_VENV)
-
-$(RUN_STAMP): pyproject.toml $(BIN)/python
-	$(ENSURE_VENV)
+$(RUN_STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(DEV_STAMP): pyproject.toml $(BIN)/python
-	$(ENSURE_VENV)
+$(DEV_STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 
