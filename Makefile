@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
 
-.PHONY: venv run check test lint typecheck unit e2e bench messages clean
+.PHONY: venv run install check test lint typecheck unit e2e bench messages clean
 
 # Keep bytecode caches (__pycache__/, ignored by git) even where the environment turns
 # them off: the suite starts dozens of interpreters (workers, bot processes), and each
@@ -16,6 +16,9 @@ export PYTHONDONTWRITEBYTECODE :=
 
 run: venv $(RUN_STAMP)
 	$(BIN)/python -m bot
+
+# What `make run` sets up, without starting the bot (a server's install and upgrades).
+install: venv $(RUN_STAMP)
 
 # The bot's health as JSON (database, schema, last update, outbox, uptime); exit 1
 # when unhealthy or not running.
