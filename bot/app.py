@@ -134,7 +134,7 @@ async def run(settings: Settings, token: str) -> None:
         dp.shutdown.register(backups.stop)
     prepare_runtime()
     mode = "webhook" if settings.webhook_url else "polling"
-    port = settings.web_server_port
+    port = settings.web_server_port  # never None in webhook mode
     app = create_app(settings, started=started, mode=mode) if port is not None else None
     try:
         try:
@@ -144,7 +144,7 @@ async def run(settings: Settings, token: str) -> None:
         log.info("bot started (%s); database %s", mode, settings.database_path)
         # my_chat_member tells us who blocked the bot and when it leaves a group.
         updates = sorted({*dp.resolve_used_update_types(), "my_chat_member"})
-        if app is not None and port is not None and settings.webhook_url:
+        if settings.webhook_url and app is not None and port is not None:
             await serve_webhook(app, dp, bot, settings, port, updates)
         else:
             await poll(app, dp, bot, settings, updates)
