@@ -61,17 +61,24 @@ async def check(bot: BotProcess) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(out)
 
 
+def make_unusable(db_path: Path) -> None:
+    """A directory in the file's place (chmod would not stop root): the bot's open
+    connection would not notice, a health check must."""
+    db_path.unlink()
+    db_path.mkdir()
+
+
 def stored_games(db_path: Path) -> list[tuple[int, int, int]]:
     return query(db_path, "SELECT g.round, g.table_no, count(s.seat) FROM games g "
                           "JOIN game_seats s ON s.game_id = g.id GROUP BY g.id "
                           "ORDER BY g.round, g.table_no")
 
 
-async def test_webhook_mode(fake_telegram: FakeTelegram, bot_factory: BotFactory,
-                            tmp_path: Path, bot_token: str) -> None:
+async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: BotFactory,
+                                    tmp_path: Path, bot_token: str) -> None:
     """Updates come by webhook: a request without the secret is refused and not
     processed; a whole game is entered; a kill -9 during a Save is survived through
-    Telegram's redelivery, the game stored once."""
+    Telegram's redelivery, the game stored once. Then back to polling."""
     fake = fake_telegram
     db_path = tmp_path / "bot.sqlite3"
     port = free_port()
@@ -140,19 +147,18 @@ async def test_webhook_mode(fake_telegram: FakeTelegram, bot_factory: BotFactory
     # The redelivered Save's query was answered the first time ("Saving…").
     fake.assert_no_errors(allow=[QUERY_TOO_OLD])
 
-
-async def test_polling_health_check_and_one_instance(
-        fake_telegram: FakeTelegram, bot_factory: BotFactory, tmp_path: Path) -> None:
-    """Back to polling from webhook mode (the webhook is removed); /healthz beside
-    polling and ``python -m bot check`` agree; a second bot on the database exits 2;
-    a database that is no longer usable makes both report it."""
-    fake = fake_telegram
-    db_path = tmp_path / "bot.sqlite3"
-    # Left by an earlier run in webhook mode (nothing listens there).
-    fake.webhook_url = f"http://127.0.0.1:{free_port()}/gone"
-    port = free_port()
-    bot = await bot_factory(env={"WEB_PORT": str(port)})
+    # Back to polling, the HTTP server kept (WEB_PORT); the webhook is removed.
+    for name in ("WEBHOOK_URL", "WEBHOOK_SECRET"):
+        del bot.env[name]
+    await bot.start()
     assert fake.webhook_url is None and fake.calls("deleteWebhook")
+    await polling_health_and_one_instance(fake, bot_factory, bot, port, db_path)
+
+
+async def polling_health_and_one_instance(fake: FakeTelegram, bot_factory: BotFactory,
+                                          bot: BotProcess, port: int, db_path: Path) -> None:
+    """/healthz beside polling and ``python -m bot check`` agree; a second bot on the
+    database exits 2; a database that is no longer usable makes both say so."""
     user = Person(fake, "Ivan").open_chat()
     mark = fake.seq
     start = update_of(fake, user.send("/start"))
@@ -172,10 +178,7 @@ async def test_polling_health_check_and_one_instance(
     lines = second.log_text().strip().splitlines()
     assert len(lines) == 1 and f"pid {bot.pid}" in lines[0], lines
 
-    # A directory in the file's place (chmod would not stop root): the bot's open
-    # connection would not notice, a health check must.
-    db_path.unlink()
-    db_path.mkdir()
+    make_unusable(db_path)
     status, health = await http("GET", f"http://127.0.0.1:{port}/healthz")
     assert status == 503 and not health["healthy"] and not health["database_ok"], health
     code, checked = await check(bot)
