@@ -144,6 +144,7 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     assert [p.status for p in fake.webhook_posts if p.update_id == update_id][-1] == 200
     assert "Traceback" not in bot.log_text()
     assert logged_errors(bot) == [] and token_leaks(bot, bot_token) == []
+    assert SECRET not in bot.log_text()
     # The redelivered Save's query was answered the first time ("Saving…").
     fake.assert_no_errors(allow=[QUERY_TOO_OLD])
 
