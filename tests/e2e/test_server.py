@@ -61,6 +61,10 @@ async def check(bot: BotProcess) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(out)
 
 
+def backups_of(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir())
+
+
 def make_unusable(db_path: Path) -> None:
     """A directory in the file's place (chmod would not stop root): the bot's open
     connection would not notice, a health check must."""
@@ -87,10 +91,16 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     oleg = Person(fake, "Oleg", "oleg_judge").open_chat()
     pavel = Person(fake, "Pavel", "pavel_judge").open_chat()
     group = fake.create_group("Club", [chief.user, oleg.user, pavel.user])
-    seeded = await seed_tournament(db_path, chief=chief, judges=[oleg, pavel], chat=group)
-    await seed_draft(db_path, fake, pavel, seeded, TABLE2)
+    # Written by the previous version of the bot: this one upgrades it, a backup first.
+    seeded = await seed_tournament(db_path, chief=chief, judges=[oleg, pavel], chat=group,
+                                   schema=LATEST - 1)
+    await seed_draft(db_path, fake, pavel, seeded, TABLE2, schema=LATEST - 1)
     bot = await bot_factory(env={"WEBHOOK_URL": hook, "WEBHOOK_SECRET": SECRET,
                                  "WEB_PORT": str(port), "STANDINGS_DEBOUNCE": "0.5"})
+    [before] = backups_of(tmp_path / "backups")
+    assert before.name.startswith(f"bot-before-v{LATEST}-")
+    assert query(before, "PRAGMA user_version") == [(LATEST - 1,)]
+    assert query(db_path, "PRAGMA user_version") == [(LATEST,)]
     assert (fake.webhook_url, fake.webhook_secret) == (hook, SECRET)
     set_hook = fake.calls("setWebhook")[-1]
     assert "my_chat_member" in set_hook.params["allowed_updates"]
