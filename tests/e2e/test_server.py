@@ -95,9 +95,11 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     seeded = await seed_tournament(db_path, chief=chief, judges=[oleg, pavel], chat=group,
                                    schema=LATEST - 1)
     await seed_draft(db_path, fake, pavel, seeded, TABLE2, schema=LATEST - 1)
+    # Backups every 0.36 s, two kept.
     bot = await bot_factory(env={"WEBHOOK_URL": hook, "WEBHOOK_SECRET": SECRET,
-                                 "WEB_PORT": str(port), "STANDINGS_DEBOUNCE": "0.5"})
-    [before] = backups_of(tmp_path / "backups")
+                                 "WEB_PORT": str(port), "STANDINGS_DEBOUNCE": "0.5",
+                                 "BACKUP_EVERY_HOURS": "0.0001", "BACKUP_KEEP": "2"})
+    [before, *_] = backups_of(tmp_path / "backups")
     assert before.name.startswith(f"bot-before-v{LATEST}-")
     assert query(before, "PRAGMA user_version") == [(LATEST - 1,)]
     assert query(db_path, "PRAGMA user_version") == [(LATEST,)]
@@ -147,6 +149,9 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     await fake.wait_idle(timeout=WAIT)
 
     assert await bot.stop() == 0
+    # The schedule went on meanwhile, pruned to the newest two.
+    scheduled = [p for p in backups_of(tmp_path / "backups") if p != before]
+    assert len(scheduled) == 2 and before.exists(), scheduled
     assert stored_games(db_path) == [(1, 1, 10), (1, 2, 10)]
     assert query(db_path, "SELECT count(*) FROM audit_log WHERE action = 'game.save'") == [(2,)]
     assert not processed(db_path, 1)
