@@ -99,8 +99,8 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     bot = await bot_factory(env={"WEBHOOK_URL": hook, "WEBHOOK_SECRET": SECRET,
                                  "WEB_PORT": str(port), "STANDINGS_DEBOUNCE": "0.5",
                                  "BACKUP_EVERY_HOURS": "0.0001", "BACKUP_KEEP": "2"})
-    [before, *_] = backups_of(tmp_path / "backups")
-    assert before.name.startswith(f"bot-before-v{LATEST}-")
+    [before] = [p for p in backups_of(tmp_path / "backups")
+                if p.name.startswith(f"bot-before-v{LATEST}-")]
     assert query(before, "PRAGMA user_version") == [(LATEST - 1,)]
     assert query(db_path, "PRAGMA user_version") == [(LATEST,)]
     assert (fake.webhook_url, fake.webhook_secret) == (hook, SECRET)
