@@ -52,18 +52,24 @@ async def test_backups_while_games_are_saved_restore_with_the_same_standings(
     db = await Database.open(live)
     try:
         world = await World.create(db, players=30)
-        schedule = BackupSchedule(db, folder, timedelta(seconds=0.02), keep=3)
-        await schedule.start()
-        for _ in range(40):  # a table saved after another, the schedule copying between
-            await world.save()
-            await asyncio.sleep(0.005)
-        await schedule.stop()
+        schedule = BackupSchedule(db, folder, timedelta(hours=1), keep=3)
+
+        async def saving() -> None:
+            for _ in range(40):  # one table after another
+                await world.save()
+
+        async def backing_up() -> None:
+            for _ in range(6):
+                await schedule.take()
+                await asyncio.sleep(0)
+
+        await asyncio.gather(saving(), backing_up())
         taken = sorted(folder.iterdir())
         # Pruned to the newest three, each a snapshot of whole games.
         assert len(taken) == 3, taken
         for backup in taken:
             games, whole = games_whole(backup)
-            assert 0 < games <= 40 and whole
+            assert games <= 40 and whole
         last = await schedule.take()
         expected = (await StandingsService(db).get(world.tid)).standings
     finally:
@@ -186,3 +192,23 @@ def test_one_instance_lock(tmp_path: Path) -> None:
     lock.release()  # what the kernel does for a process that dies, kill -9 included
     assert running(db_path) is None
     InstanceLock.acquire(db_path).release()
+
+
+async def test_the_schedule_runs_until_stopped(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "bot.sqlite3")
+    try:
+        schedule = BackupSchedule(db, tmp_path / "backups", timedelta(seconds=0.01), keep=2)
+        await schedule.start()
+        for _ in range(1000):
+            if len(list((tmp_path / "backups").glob("bot-*.sqlite3"))) >= 2:
+                break
+            await asyncio.sleep(0.01)
+        await schedule.stop()
+        assert len(list((tmp_path / "backups").glob("bot-*.sqlite3"))) == 2
+        # After a restart the period counts from the newest backup; with none, the
+        # first comes a minute after the start.
+        hourly = BackupSchedule(db, tmp_path / "backups", timedelta(hours=1), keep=2)
+        assert 3500 < hourly.first_wait() <= 3600
+        assert BackupSchedule(db, tmp_path / "none", timedelta(hours=1), 2).first_wait() == 60
+    finally:
+        await db.close()

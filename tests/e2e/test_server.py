@@ -148,10 +148,13 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     assert fake.delivery_count(update_id) == 2
     await fake.wait_idle(timeout=WAIT)
 
+    def scheduled() -> list[Path]:
+        return [p for p in backups_of(tmp_path / "backups") if p != before]
+
+    await fake.wait_until(lambda: len(scheduled()) >= 2, what="two scheduled backups")
     assert await bot.stop() == 0
     # The schedule went on meanwhile, pruned to the newest two.
-    scheduled = [p for p in backups_of(tmp_path / "backups") if p != before]
-    assert len(scheduled) == 2 and before.exists(), scheduled
+    assert len(scheduled()) == 2 and before.exists(), scheduled()
     assert stored_games(db_path) == [(1, 1, 10), (1, 2, 10)]
     assert query(db_path, "SELECT count(*) FROM audit_log WHERE action = 'game.save'") == [(2,)]
     assert not processed(db_path, 1)
