@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         "restore", help="check a backup and put it in place of the database (bot stopped)"
     )
     restore.add_argument("path")
-    sub.add_parser("check", help="print the bot's health as JSON; exit 1 when unhealthy")
+    sub.add_parser("check", help="print the bot's health as JSON; exit 1 when unhealthy "
+                                "or no bot runs on the database")
     export = sub.add_parser("export", help="export a tournament (JSON, CSV, XLSX, protocols)")
     export.add_argument("tournament_id", type=int)
     export.add_argument("dir")
@@ -82,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         lock = InstanceLock.acquire(settings.database_path)
     except AlreadyRunning as refused:
         print(f"{refused}; stop it first", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. the database's folder is not writable
+        print(f"cannot take the instance lock beside {settings.database_path}: {error}",
+              file=sys.stderr)
         return 2
     setup_logging(settings.log_level, token)
 
