@@ -88,7 +88,9 @@ def add_webhook(app: web.Application, dp: Dispatcher, bot: Bot, *, path: str,
 
 async def start_server(app: web.Application, host: str, port: int) -> web.AppRunner:
     # No access log: Telegram posts every update; the reverse proxy logs requests.
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    # A short shutdown timeout: the dispatcher's shutdown hook has drained the updates
+    # being handled already; what is left hangs (and is sent again after the restart).
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=10)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
