@@ -152,7 +152,19 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
         return [p for p in backups_of(tmp_path / "backups") if p != before]
 
     await fake.wait_until(lambda: len(scheduled()) >= 2, what="two scheduled backups")
-    assert await bot.stop() == 0
+
+    # SIGTERM while an update is being handled (its answer held on the network): the
+    # bot stops taking requests, finishes it, then exits.
+    slow = fake.hold("sendMessage", chat=oleg.chat)
+    help_ = update_of(fake, oleg.send("/help"))
+    await fake.wait_held(slow)
+    stopping = asyncio.create_task(bot.stop())
+    await fake.wait_until(lambda: "waiting for 1 update(s) being handled" in bot.log_text()
+                          or stopping.done(), timeout=WAIT, what="the bot to stop")
+    slow.release()
+    assert await stopping == 0
+    assert processed(db_path, help_) and fake.delivery_count(help_) == 1
+    assert [p.status for p in fake.webhook_posts if p.update_id == help_] == [200]
     # The schedule went on meanwhile, pruned to the newest two.
     assert len(scheduled()) == 2 and before.exists(), scheduled()
     assert stored_games(db_path) == [(1, 1, 10), (1, 2, 10)]
