@@ -1,19 +1,29 @@
 # Two commands: `make run` starts the bot, `make test` runs every check.
-# Both create .venv and install the project into it when pyproject.toml changes.
+# Both create .venv and install the project into it when pyproject.toml changes:
+# `make run` only what the bot needs at run time, `make test` the developer tools too.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 
-.PHONY: run test lint typecheck unit e2e bench messages clean
+.PHONY: venv run install check test lint typecheck unit e2e bench messages clean
 
 # Keep bytecode caches (__pycache__/, ignored by git) even where the environment turns
 # them off: the suite starts dozens of interpreters (workers, bot processes), and each
 # would compile the project from source again.
 export PYTHONDONTWRITEBYTECODE :=
 
-run: $(STAMP)
+run: venv $(RUN_STAMP)
 	$(BIN)/python -m bot
+
+# What `make run` sets up, without starting the bot (a server's install and upgrades).
+install: venv $(RUN_STAMP)
+
+# The bot's health as JSON (database, schema, last update, outbox, uptime); exit 1
+# when unhealthy or not running.
+check: venv $(RUN_STAMP)
+	$(BIN)/python -m bot check
 
 # The suite on three workers (pytest-xdist) on two cores: the e2e tests wait on bot
 # processes and the fake server while the other workers run unit tests; a worker that
@@ -25,20 +35,20 @@ PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 test: lint typecheck
 	$(PYTEST)
 
-unit: $(STAMP)
+unit: venv $(DEV_STAMP)
 	$(PYTEST) -m "not e2e"
 
-e2e: $(STAMP)
+e2e: venv $(DEV_STAMP)
 	$(PYTEST) -m e2e
 
-lint: $(STAMP)
+lint: venv $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 
-typecheck: $(STAMP)
+typecheck: venv $(DEV_STAMP)
 	$(BIN)/mypy --strict scoring seating bot handlers
 
-bench: $(STAMP)
+bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/scoring_bench.py
 	$(BIN)/python bench/standings_bench.py
 	$(BIN)/python bench/seating_bench.py
@@ -46,16 +56,31 @@ bench: $(STAMP)
 
 # Refresh the message template after changing texts; translate the new entries in
 # locales/ru/LC_MESSAGES/messages.po (tests/test_i18n.py fails on a missing one).
-messages: $(STAMP)
+messages: venv $(DEV_STAMP)
 	$(BIN)/pybabel extract -k _ -k __ -k N_ -o locales/messages.pot bot handlers scoring
 
-$(STAMP): pyproject.toml
+# .venv with pip in it: made when missing, made again when broken (no bin/python: the
+# Python it was made from is gone; no pip: made where ensurepip is missing). Checked
+# first, before make looks at the stamps inside it.
+venv:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (set PYTHON=...)"; exit 1; }
-	test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && \
-		$(BIN)/python -m pip install -q --upgrade pip; }
+	@if ! [ -x $(BIN)/python ] || ! ls -d $(VENV)/lib/python3*/site-packages/pip >/dev/null 2>&1; then \
+		if [ -e $(VENV) ]; then echo "$(VENV) is broken (no python or no pip in it): making it again"; fi; \
+		rm -rf $(VENV); \
+		$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+			echo "$(PYTHON) cannot make a virtual environment with pip in it;" \
+			     "on Debian or Ubuntu: sudo apt install python3-venv"; exit 1; }; \
+		$(BIN)/python -m pip install -q --upgrade pip; \
+	fi
+
+$(RUN_STAMP): pyproject.toml
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $@
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

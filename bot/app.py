@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
+import secrets
+import signal
+import time
+from datetime import timedelta
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
@@ -12,11 +17,13 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.fsm.storage.base import DefaultKeyBuilder
 from aiogram.fsm.storage.memory import SimpleEventIsolation
+from aiohttp import web
 
 import handlers
 from bot.aiogram_models import pin_response_types
 from bot.api_retry import ApiRetry
 from bot.background import Background
+from bot.backups import BackupSchedule, backup_before_migration
 from bot.config import Settings
 from bot.db.connection import Database
 from bot.flood import FloodControl, FloodLimits, MigrateCallback
@@ -28,6 +35,7 @@ from bot.middlewares.inflight import InFlightMiddleware
 from bot.middlewares.users import UsersMiddleware
 from bot.publishing import Publisher
 from bot.standings import StandingsService
+from bot.web import add_webhook, create_app, start_server
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +113,11 @@ def prepare_runtime() -> None:
 
 
 async def run(settings: Settings, token: str) -> None:
+    started = time.monotonic()
+    # An upgrade's migrations run in Database.open: a copy of the older database first.
+    await asyncio.to_thread(
+        backup_before_migration, settings.database_path, settings.backup_folder
+    )
     db = await Database.open(settings.database_path)
     dp = build_dispatcher(db, settings)
     bot = create_bot(
@@ -113,17 +126,81 @@ async def run(settings: Settings, token: str) -> None:
         on_migrate=dp["publisher"].chat_migrated,
         flood_limits=FloodLimits().scaled(settings.flood_scale),
     )
+    if settings.backup_every_hours > 0:
+        backups = BackupSchedule(db, settings.backup_folder,
+                                 timedelta(hours=settings.backup_every_hours),
+                                 settings.backup_keep)
+        dp.startup.register(backups.start)
+        dp.shutdown.register(backups.stop)
     prepare_runtime()
+    mode = "webhook" if settings.webhook_url else "polling"
+    port = settings.web_server_port  # never None in webhook mode
+    app = create_app(settings, started=started, mode=mode) if port is not None else None
     try:
         try:
             await handlers.set_commands(bot, dp["i18n"])
         except Exception as exc:  # the menu is a convenience; polling retries the network
             log.warning("could not set the command menu: %s", exc)
-        log.info("bot started; database %s", settings.database_path)
+        log.info("bot started (%s); database %s", mode, settings.database_path)
         # my_chat_member tells us who blocked the bot and when it leaves a group.
         updates = sorted({*dp.resolve_used_update_types(), "my_chat_member"})
-        await dp.start_polling(bot, allowed_updates=updates)
+        if settings.webhook_url and app is not None and port is not None:
+            await serve_webhook(app, dp, bot, settings, port, updates)
+        else:
+            await poll(app, dp, bot, settings, updates)
     finally:
         await dp.storage.close()
         await bot.session.close()
         await db.close()
+
+
+async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,
+               updates: list[str]) -> None:
+    """Long polling; the HTTP server beside it when WEB_PORT is set."""
+    try:
+        # Telegram refuses getUpdates while a webhook is set (back from webhook mode);
+        # updates waiting for the webhook are kept and come by polling.
+        await bot.delete_webhook(drop_pending_updates=False)
+    except Exception as exc:  # polling itself retries the network
+        log.warning("could not remove the webhook: %s", exc)
+    runner = None
+    if app is not None and settings.web_server_port is not None:
+        runner = await start_server(app, settings.web_host, settings.web_server_port)
+    try:
+        await dp.start_polling(bot, allowed_updates=updates)
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+
+
+async def serve_webhook(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
+                        port: int, updates: list[str]) -> None:
+    """Webhook mode until SIGTERM or SIGINT: the dispatcher's start-up and shutdown hooks
+    run with the application's (aiogram's ``setup_application``)."""
+    secret = (settings.webhook_secret.get_secret_value() if settings.webhook_secret
+              else secrets.token_urlsafe(32))
+    add_webhook(app, dp, bot, path=settings.webhook_path, secret=secret)
+    runner = await start_server(app, settings.web_host, port)
+    try:
+        # Once the server listens: Telegram posts what waited at once.
+        await bot.set_webhook(settings.webhook_url, secret_token=secret,
+                              allowed_updates=updates, drop_pending_updates=False)
+        log.info("webhook set: %s", settings.webhook_url)
+        await _stop_requested()
+        log.info("stopping")
+    finally:
+        # Stops listening, drains the updates being handled, then the shutdown hooks.
+        await runner.cleanup()
+
+
+async def _stop_requested() -> None:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for number in signals:
+        loop.add_signal_handler(number, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for number in signals:
+            loop.remove_signal_handler(number)

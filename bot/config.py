@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -12,7 +14,11 @@ from bot.localtime import DEFAULT_TIMEZONE, valid_timezone
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
-_SOURCES = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+# An empty value (`WEB_PORT=` in .env) means the default, as if the line were not there.
+_SOURCES = SettingsConfigDict(
+    env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True
+)
 
 
 class Settings(BaseSettings):
@@ -53,6 +59,56 @@ class Settings(BaseSettings):
         if isinstance(value, int):
             return [value]
         return value
+
+    # Webhook mode while WEBHOOK_URL is set (the public HTTPS address Telegram posts to,
+    # its path served here); long polling otherwise.
+    webhook_url: str = ""
+    # Telegram sends it in X-Telegram-Bot-Api-Secret-Token; a request without it is
+    # refused. Unset: a random one each start (the webhook is set anew on every start).
+    webhook_secret: SecretStr | None = None
+    # The bot's own HTTP server (webhook, /healthz): behind a reverse proxy, so loopback.
+    web_host: str = "127.0.0.1"
+    # Unset: no server in polling mode, 8080 in webhook mode.
+    web_port: int | None = Field(default=None, ge=1, le=65535)
+    # Scheduled backups (the SQLite backup API); empty: "backups" beside the database.
+    backup_dir: Path | None = None
+    # 0 turns the scheduled backups off.
+    backup_every_hours: float = Field(default=24.0, ge=0)
+    backup_keep: int = Field(default=14, ge=1)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_address(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        # http:// too: a local Bot API server, or the tests, post over plain HTTP.
+        if value and (parts.scheme not in ("https", "http") or not parts.netloc):
+            raise ValueError("WEBHOOK_URL: an https:// address, e.g. https://bot.example.org/tg")
+        return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_charset(cls, value: SecretStr | None) -> SecretStr | None:
+        # Telegram's rule for secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
+        if value is not None and not _SECRET.fullmatch(value.get_secret_value()):
+            raise ValueError("WEBHOOK_SECRET: 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        return value
+
+    @property
+    def webhook_path(self) -> str:
+        """The path Telegram posts to (the path of WEBHOOK_URL, "/webhook" if it has none)."""
+        return urlsplit(self.webhook_url).path or "/webhook"
+
+    @property
+    def web_server_port(self) -> int | None:
+        """The port of the bot's HTTP server; None: no server (polling without WEB_PORT)."""
+        if self.web_port is None and self.webhook_url:
+            return 8080
+        return self.web_port
+
+    @property
+    def backup_folder(self) -> Path:
+        return self.backup_dir or self.database_path.parent / "backups"
 
     @field_validator("timezone")
     @classmethod

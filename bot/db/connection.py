@@ -253,15 +253,19 @@ class Database:
     async def backup(self, dest_path: str | Path) -> Path:
         """Write a consistent copy of the database to ``dest_path`` (replaced atomically)."""
         dest = _check_dest(self.path, dest_path)
-        async with self._locked():
-            # Holding the lock: no transaction of ours is half-way, so the copy has
-            # only committed data.
-            target = _open_backup_target(dest)
-            try:
-                await self._conn.backup(target)
-            finally:
-                target.close()
-        return await asyncio.to_thread(_finish_backup_target, dest)
+        try:
+            async with self._locked():
+                # Holding the lock: no transaction of ours is half-way, so the copy has
+                # only committed data.
+                target = _open_backup_target(dest)
+                try:
+                    await self._conn.backup(target)
+                finally:
+                    target.close()
+            return await asyncio.to_thread(_finish_backup_target, dest)
+        except BaseException:
+            _discard_backup_target(dest)
+            raise
 
 
 async def _rollback_quietly(conn: aiosqlite.Connection) -> None:
@@ -281,13 +285,17 @@ def _tmp_path(dest: Path) -> Path:
     return dest.with_name(dest.name + ".part")
 
 
-def _open_backup_target(dest: Path) -> sqlite3.Connection:
-    dest.parent.mkdir(parents=True, exist_ok=True)
+def _discard_backup_target(dest: Path) -> None:
     tmp = _tmp_path(dest)
     for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
         leftover.unlink(missing_ok=True)
+
+
+def _open_backup_target(dest: Path) -> sqlite3.Connection:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _discard_backup_target(dest)
     # The copy runs on aiosqlite's worker thread, not the one that opened the target.
-    return sqlite3.connect(tmp, check_same_thread=False)
+    return sqlite3.connect(_tmp_path(dest), check_same_thread=False)
 
 
 def _finish_backup_target(dest: Path) -> Path:
@@ -321,16 +329,21 @@ def backup_file_sync(db_path: str | Path, dest_path: str | Path) -> Path:
     if not src_path.is_file():
         raise FileNotFoundError(f"no database at {src_path}")
     dest = _check_dest(src_path, dest_path)
-    source = sqlite3.connect(src_path, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
-        target = _open_backup_target(dest)
+        source = sqlite3.connect(src_path, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
-            source.backup(target)
+            target = _open_backup_target(dest)
+            try:
+                source.backup(target)
+            finally:
+                target.close()
         finally:
-            target.close()
-    finally:
-        source.close()
-    return _finish_backup_target(dest)
+            source.close()
+        return _finish_backup_target(dest)
+    except BaseException:
+        # A failed copy leaves no part-file behind (a refused restore replaces nothing).
+        _discard_backup_target(dest)
+        raise
 
 
 # Statement helpers for repositories, which receive the connection of the caller's

@@ -11,6 +11,7 @@ import ctypes
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,7 +29,16 @@ requires_bot = pytest.mark.skipif(not BOT_MAIN.exists(),
                                   reason="bot/__main__.py does not exist yet")
 # Settings the bot reads; never inherited from the developer's shell.
 BOT_ENV_VARS = ("BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_PATH", "LOG_LEVEL",
-                "FLOOD_SCALE", "STANDINGS_DEBOUNCE", "TIMEZONE", "LOCALES_PATH")
+                "FLOOD_SCALE", "STANDINGS_DEBOUNCE", "TIMEZONE", "LOCALES_PATH",
+                "WEBHOOK_URL", "WEBHOOK_SECRET", "WEB_HOST", "WEB_PORT", "BACKUP_DIR",
+                "BACKUP_EVERY_HOURS", "BACKUP_KEEP")
+
+
+def free_port() -> int:
+    """A loopback port free now (for the bot's own HTTP server)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _die_with_parent() -> None:
@@ -120,7 +130,8 @@ class BotProcess:
     # ------------------------------------------------------------------ control
 
     async def start(self, *, wait_ready: bool = True, timeout: float = 20.0) -> None:
-        """Spawn the bot; by default wait until it has called getUpdates."""
+        """Spawn the bot; by default wait until it has called getUpdates (setWebhook in
+        webhook mode, once its server listens)."""
         if self.is_running():
             raise RuntimeError("bot is already running")
         mark = len(self.fake.requests) if self.fake is not None else 0
@@ -140,19 +151,26 @@ class BotProcess:
         if wait_ready:
             await self.wait_ready(since=mark, timeout=timeout)
 
+    @property
+    def webhook_mode(self) -> bool:
+        return bool(self.env.get("WEBHOOK_URL"))
+
     async def wait_ready(self, *, since: int = 0, timeout: float = 20.0) -> None:
-        """Wait until the bot (started after request index `since`) calls getUpdates."""
+        """Wait until the bot (started after request index `since`) calls getUpdates
+        (has its webhook set, in webhook mode)."""
         if self.fake is None:
             raise RuntimeError("no FakeTelegram to watch")
+        ready = "setWebhook" if self.webhook_mode else "getUpdates"
         deadline = time.monotonic() + timeout
         while True:
-            if any(r.method == "getUpdates" for r in self.fake.requests[since:]):
+            if any(r.method == ready and (r.ok or ready == "getUpdates")
+                   for r in self.fake.requests[since:]):
                 return
             if not self.is_running():
                 raise AssertionError(f"bot exited with {self.returncode} before polling:\n"
                                      f"{self.digest()}")
             if time.monotonic() > deadline:
-                raise AssertionError(f"bot did not call getUpdates in {timeout}s:\n"
+                raise AssertionError(f"bot did not call {ready} in {timeout}s:\n"
                                      f"{self.digest()}")
             await asyncio.sleep(0.02)
 

@@ -18,7 +18,9 @@ users and shows what the bot did:
 
 Over HTTP come: envelopes and HTTP codes, form/JSON/multipart bodies, getUpdates long
 polling with confirmation by offset (unconfirmed updates are redelivered; a newer poll
-ends the pending one with 409), the log of every request, `hold()` to keep chosen
+ends the pending one with 409), a webhook (setWebhook: each update POSTed with the
+secret token until the bot answers 200; getUpdates refused meanwhile, as Telegram
+does; deleteWebhook goes back), the log of every request, `hold()` to keep chosen
 requests waiting (a slow network, a moment to kill the bot in) and `restart()` for an
 outage. ``time_scale`` shrinks the flood limits' periods (the bot gets the same
 ``FLOOD_SCALE``); ``retry_after`` answers stay whole seconds.
@@ -38,6 +40,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+import aiohttp
 from aiohttp import web
 
 from tests.support.tg_model import (
@@ -75,6 +78,7 @@ __all__ = [
     "StoredFile",
     "StoredMessage",
     "User",
+    "WebhookPost",
     "make_token",
 ]
 
@@ -113,6 +117,16 @@ class ApiRequest:
         outcome = "cancelled" if self.cancelled else "pending" if self.response is None else (
             "ok" if self.ok else f"{self.status} {self.description}")
         return f"<{self.method} chat={self.chat_id} -> {outcome}>"
+
+
+@dataclass(frozen=True)
+class WebhookPost:
+    """One POST of an update to the bot's webhook: the HTTP status, None if the bot
+    did not answer (connection refused or cut)."""
+
+    update_id: int
+    status: int | None
+    time: float
 
 
 @dataclass(eq=False)
@@ -184,6 +198,17 @@ class FakeTelegram(Telegram):
         self._closing = False
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
+        # The webhook (setWebhook): where and with which secret updates are POSTed.
+        self.webhook_url: str | None = None
+        self.webhook_secret: str | None = None
+        self.webhook_posts: list[WebhookPost] = []
+        # Like Telegram: several updates on their way at once, a failed one sent again.
+        self.webhook_connections = 40
+        self.webhook_retry = 0.1
+        self._webhook_task: asyncio.Task[None] | None = None
+        self._webhook_sending: set[int] = set()
+        self._webhook_posting: set[asyncio.Task[None]] = set()
+        self._client: aiohttp.ClientSession | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -225,6 +250,7 @@ class FakeTelegram(Telegram):
         for hold in self._holds:
             hold.release()
         self._wake_pollers()
+        await self._stop_webhook()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -320,6 +346,10 @@ class FakeTelegram(Telegram):
                     if hold.dropped:
                         raise asyncio.CancelledError  # the client is gone: never handled
             if method == "getUpdates":
+                if self.webhook_url:
+                    raise ApiError(409, "Conflict: can't use getUpdates method while webhook "
+                                        "is active; use deleteWebhook to delete the webhook "
+                                        "first")
                 self.admit(Request(method, params))
                 result: Any = await self._long_poll(params)
             else:
@@ -399,6 +429,89 @@ class FakeTelegram(Telegram):
                 uid = update["update_id"]
                 self.deliveries[uid] = self.deliveries.get(uid, 0) + 1
         return batch
+
+    # ------------------------------------------------------------------ updates: webhook
+
+    def _api_setWebhook(self, p: Params) -> bool:
+        url = p.text("url") or ""
+        if not url:
+            return self._api_deleteWebhook(p)
+        if not url.startswith(("https://", f"http://{self.host}:")):
+            raise ApiError.bad_request("bad webhook: HTTPS url must be provided for webhook")
+        allowed = p.obj("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = {str(a) for a in allowed} or None
+        if p.flag("drop_pending_updates"):
+            self._updates.clear()
+        self.webhook_url, self.webhook_secret = url, p.text("secret_token")
+        if self._webhook_task is None or self._webhook_task.done():
+            self._webhook_task = asyncio.create_task(self._webhook_loop())
+        self._wake_pollers()
+        return True
+
+    def _api_deleteWebhook(self, p: Params) -> bool:
+        self.webhook_url = self.webhook_secret = None
+        if p.flag("drop_pending_updates"):
+            self._updates.clear()
+        self._wake_pollers()
+        return True
+
+    def _api_getWebhookInfo(self, p: Params) -> JSON:
+        return {"url": self.webhook_url or "", "has_custom_certificate": False,
+                "pending_update_count": len(self._updates)}
+
+    async def _webhook_loop(self) -> None:
+        self._client = self._client or aiohttp.ClientSession()
+        while self.webhook_url and not self._closing:
+            free = self.webhook_connections - len(self._webhook_sending)
+            waiting = [u for u in self._updates if u["update_id"] not in self._webhook_sending]
+            for update in waiting[:max(free, 0)]:
+                self._webhook_sending.add(update["update_id"])
+                task = asyncio.create_task(self._post_update(self.webhook_url, update))
+                self._webhook_posting.add(task)
+                task.add_done_callback(self._webhook_posting.discard)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.webhook_retry)
+
+    async def _post_update(self, url: str, update: JSON) -> None:
+        uid = update["update_id"]
+        headers = {"X-Telegram-Bot-Api-Secret-Token": self.webhook_secret or ""}
+        status: int | None = None
+        reached = True
+        try:
+            assert self._client is not None
+            async with self._client.post(url, json=update, headers=headers,
+                                         timeout=aiohttp.ClientTimeout(total=60)) as answer:
+                status, body = answer.status, await answer.read()
+            if status == 200 and body.strip() not in (b"", b"{}"):
+                self.internal_errors.append(f"webhook answer with a method: {body[:200]!r}")
+        except aiohttp.ClientConnectorError:  # nobody listens: the update never left
+            reached = False
+        except (aiohttp.ClientError, TimeoutError):  # cut off (a killed bot)
+            pass
+        except Exception:
+            self.internal_errors.append(traceback.format_exc())
+        try:
+            self.webhook_posts.append(WebhookPost(uid, status, self.clock()))
+            if reached:
+                self.deliveries[uid] = self.deliveries.get(uid, 0) + 1
+            if status == 200:
+                self._updates = [u for u in self._updates if u["update_id"] != uid]
+                self._touch()
+            else:
+                await asyncio.sleep(self.webhook_retry)
+        finally:
+            self._webhook_sending.discard(uid)
+            self._wake_pollers()
+
+    async def _stop_webhook(self) -> None:
+        tasks = [t for t in (self._webhook_task, *self._webhook_posting) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
     # ------------------------------------------------------------------ assertions API
 

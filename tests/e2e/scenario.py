@@ -29,6 +29,7 @@ from aiogram.fsm.storage.base import StorageKey
 
 from bot.db import Database, games, staff, tournaments, users
 from bot.db import players as players_repo
+from bot.db.migrations import LATEST, MIGRATIONS
 from bot.db.timeutil import utcnow
 from bot.fsm_storage import SQLiteStorage
 from handlers.game_entry.draft import DATA_KEY, Draft, new_draft_id, new_token
@@ -336,12 +337,14 @@ async def seed_tournament(
     distance: int = 10,
     status: str = "running",
     language: str = "ru",
+    schema: int = LATEST,
 ) -> Seeded:
     """A tournament written with the bot's own repositories before the bot starts:
     ``chief`` and ``judges`` on its staff, ``players`` confirmed (``linked`` ones with
-    their Telegram accounts, reachable privately if they opened the chat)."""
+    their Telegram accounts, reachable privately if they opened the chat); in a
+    database at schema version ``schema`` (an older one: the bot upgrades it)."""
     linked = dict(linked or {})
-    db = await Database.open(db_path)
+    db = await Database.open(db_path, migrations=MIGRATIONS[:schema])
     try:
         async with db.transaction() as conn:
             people = [chief, *judges, *linked.values()]
@@ -370,7 +373,7 @@ async def seed_tournament(
 
 
 async def seed_draft(db_path: Path, fake: FakeTelegram, judge: Person, seeded: Seeded,
-                     game: GameSpec, *, step: str = "rv") -> None:
+                     game: GameSpec, *, step: str = "rv", schema: int = LATEST) -> None:
     """A judge's unfinished game as the card's conversation leaves it in the FSM
     storage: complete up to the review (``step="rv"``), or seated with the roles to tap
     (``step="ro"``). His /game sends its card again."""
@@ -384,7 +387,7 @@ async def seed_draft(db_path: Path, fake: FakeTelegram, judge: Person, seeded: S
         draft.day1, draft.night, draft.result = game.day1, game.night, game.result
     else:
         assert step == "ro", step
-    db = await Database.open(db_path)
+    db = await Database.open(db_path, migrations=MIGRATIONS[:schema])
     try:
         storage = SQLiteStorage(db)
         key = StorageKey(bot_id=fake.bot_id, chat_id=judge.id, user_id=judge.id)

@@ -1,0 +1,79 @@
+"""What ``GET /healthz`` and ``python -m bot check`` report.
+
+The database is opened afresh by its path each time, not through the bot's own
+connection: that one keeps reading the file it opened even after the file on disk
+was deleted, replaced or damaged, which is just what a health check must notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.db.migrations import LATEST
+from bot.instance import running
+
+# Short: a health check must answer, not wait behind a long write.
+_BUSY_TIMEOUT = 2.0
+
+
+def database_facts(db_path: Path) -> dict[str, Any]:
+    """Schema version, the age of the last handled update and the outbox's backlog, or
+    ``error`` when the file is missing or is no usable database of this bot."""
+    facts: dict[str, Any] = {"database": str(db_path)}
+    try:
+        # mode=rw: a missing file is an error, not a new empty database.
+        conn = sqlite3.connect(f"file:{db_path}?mode=rw", uri=True, timeout=_BUSY_TIMEOUT)
+    except sqlite3.Error as error:
+        return {**facts, "database_ok": False, "error": str(error)}
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        facts["schema_version"] = version
+        last = conn.execute("SELECT max(processed_at) FROM processed_updates").fetchone()[0]
+        facts["seconds_since_last_update"] = (
+            None if last is None else max(0, int(time.time()) - int(last))
+        )
+        facts["outbox_backlog"] = int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
+    except sqlite3.Error as error:
+        return {**facts, "database_ok": False, "error": str(error)}
+    finally:
+        conn.close()
+    if version != LATEST:
+        return {**facts, "database_ok": False,
+                "error": f"schema version {version}, this code's is {LATEST}"}
+    return {**facts, "database_ok": True}
+
+
+def report(
+    db_path: Path, *, uptime: float | None = None, mode: str | None = None
+) -> dict[str, Any]:
+    """The whole report; ``healthy`` is what the exit code and the HTTP status follow.
+
+    From the running bot (``uptime`` given) the bot is running by definition; from the
+    shell, the instance lock says whether it runs, and since when.
+    """
+    result: dict[str, Any] = {"healthy": False, **database_facts(db_path)}
+    result["schema_version_expected"] = LATEST
+    if uptime is None:
+        holder = running(db_path)
+        result["running"] = holder is not None
+        if holder is not None:
+            result["pid"] = holder.pid
+            if holder.started is not None:
+                uptime = max(0.0, time.time() - holder.started.timestamp())
+    else:
+        result["running"] = True
+    if mode is not None:
+        result["mode"] = mode
+    result["uptime_seconds"] = None if uptime is None else round(uptime, 1)
+    result["healthy"] = bool(result["database_ok"] and result["running"])
+    return result
+
+
+async def report_async(db_path: Path, *, uptime: float | None = None,
+                       mode: str | None = None) -> dict[str, Any]:
+    """``report`` on a worker thread: the event loop goes on serving updates."""
+    return await asyncio.to_thread(report, db_path, uptime=uptime, mode=mode)
