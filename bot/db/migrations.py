@@ -389,9 +389,17 @@ CREATE TABLE seating_announced (
 """
 
 
+# Version 7: a confirmed player the chief judge withdrew keeps the games he played (and
+# his place in the standings) but plays no more: left out of seating plans and of the
+# judge's card.
+_V7_WITHDRAWN_PLAYERS = """
+ALTER TABLE players ADD COLUMN withdrawn_at INTEGER;
+ALTER TABLE players ADD COLUMN withdrawn_by INTEGER;
+"""
 
-async def _v7_invite_digests(conn: aiosqlite.Connection) -> None:
-    """Version 7: invites keep only a digest of their token (bot.db.invites), so a copy
+
+async def _v8_invite_digests(conn: aiosqlite.Connection) -> None:
+    """Version 8: invites keep only a digest of their token (bot.db.invites), so a copy
     of the database opens no link; the audit log names them by a prefix of it."""
     async with conn.execute("SELECT token FROM invites") as cur:
         tokens = [str(row[0]) for row in await cur.fetchall()]
@@ -408,20 +416,11 @@ async def _v7_invite_digests(conn: aiosqlite.Connection) -> None:
         )
 
 
-# Version 8: a round's seating goes out as two posts (text, picture); the text is
+# Version 9: a round's seating goes out as two posts (text, picture); the text is
 # marked as posted as soon as it went out, so a restart sends only the picture.
-_V8_SEATING_TEXT_POSTED = """
+_V9_SEATING_TEXT_POSTED = """
 ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
     CHECK (text_posted IN (0, 1));
-"""
-
-
-# Version 9: a confirmed player the chief judge withdrew keeps the games he played (and
-# his place in the standings) but plays no more: left out of seating plans and of the
-# judge's card.
-_V9_WITHDRAWN_PLAYERS = """
-ALTER TABLE players ADD COLUMN withdrawn_at INTEGER;
-ALTER TABLE players ADD COLUMN withdrawn_by INTEGER;
 """
 
 
@@ -432,9 +431,9 @@ MIGRATIONS: tuple[Step, ...] = (
     _V4_LANGUAGE_AND_TIMEZONE,
     _V5_SEATING_PLANS,
     _V6_SEATING_POSTS,
-    _v7_invite_digests,
-    _V8_SEATING_TEXT_POSTED,
-    _V9_WITHDRAWN_PLAYERS,
+    _V7_WITHDRAWN_PLAYERS,
+    _v8_invite_digests,
+    _V9_SEATING_TEXT_POSTED,
 )
 LATEST = len(MIGRATIONS)
 

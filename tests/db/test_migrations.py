@@ -221,7 +221,7 @@ async def test_v4_a_tournament_has_a_language_and_a_time_zone(tmp_path: Path) ->
         await db.close()
 
 
-async def test_v7_keeps_only_digests_of_invite_tokens_and_old_links_still_work(
+async def test_v8_keeps_only_digests_of_invite_tokens_and_old_links_still_work(
     tmp_path: Path,
 ) -> None:
     """A database copied after the upgrade names no working link, in the invites or in
