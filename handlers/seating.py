@@ -175,14 +175,18 @@ async def accept_tapped(
     publisher: Publisher,
 ) -> None:
     accepted = await service.accept(
-        db, callback_data.tournament_id, callback_data.plan_id, callback.from_user.id
+        db,
+        callback_data.tournament_id,
+        callback_data.plan_id,
+        callback.from_user.id,
+        publisher=publisher,
     )
     if await _refused(callback, accepted):
         return
     assert isinstance(accepted, PlanView)
     await callback.answer(_("Accepted."))
     await _show(callback, _accepted_text(accepted), None)
-    await publisher.publish(bot, callback_data.tournament_id)  # the seating the accept enqueued
+    await accepted.follow_up.run(bot)  # the seating the accept enqueued
 
 
 @router.callback_query(SeatingOffer.filter(F.action == "cancel"), SeatingChief)

@@ -48,7 +48,9 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
 from bot.db.tournaments import CHIEF, TournamentRow
+from bot.publishing import Publisher
 from bot.services import N_, Refusal
+from bot.services.notices import FollowUp
 from bot.services.seating_rounds import tell_seating
 from bot.services.stored_plans import (
     StoredPlan,
@@ -446,6 +448,8 @@ class PlanView:
     other_moves: int | None = None
     fresh_not_fairer: bool = False  # so the kept plan is offered, even when asked for fresh
     fewer: tuple[str, ...] = ()  # players with a game fewer: a withdrawn substitute played it
+    # accepted: the seating posts its transaction enqueued, to go out once it is answered
+    follow_up: FollowUp = field(default_factory=FollowUp)
     withdrawn: tuple[str, ...] = ()  # in the played rounds only
     vacant: tuple[str, ...] = ()  # withdrawn, their seats left played by substitutes
 
@@ -674,12 +678,18 @@ async def check_offer(
 
 
 async def accept(
-    db: Database, tournament_id: int, plan_id: int, user_id: int, *, now: datetime | None = None
+    db: Database,
+    tournament_id: int,
+    plan_id: int,
+    user_id: int,
+    *,
+    publisher: Publisher | None = None,
+    now: datetime | None = None,
 ) -> PlanView | Refusal:
     """Make the offer the tournament's plan, if it is still what the tournament is now
     (roster, saved games, accepted plan); audited as ``seating.accept``. The group and
     the linked players are told the next round's seating (a re-plan: what changed in
-    it) through the outbox, in the same transaction; the caller publishes."""
+    it) through the outbox, in the same transaction; its ``follow_up`` posts it."""
     tournament = await _chief(db, tournament_id, user_id)
     if isinstance(tournament, Refusal):
         return tournament
@@ -711,7 +721,7 @@ async def accept(
         )
         new = StoredPlan(row, plan, _ids(basis.players))
         await tell_seating(conn, basis.tournament.id, basis.played, basis.accepted, new)
-    return view
+    return replace(view, follow_up=FollowUp(publisher=publisher, tournament_id=tournament.id))
 
 
 async def cancel(
