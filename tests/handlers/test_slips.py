@@ -166,7 +166,7 @@ async def test_plural_forms_in_russian_and_english(harness: BotHarness, db: Data
     i18n = create_i18n(ROOT / "locales")
     ci = (
         "Ci of seat {seat} = {ci}: shot on night 1 as red {i} time in this tournament, "
-        "B = {b} (8.6.1). Ci depends on the whole tournament (D1): a later first-night "
+        "B = {b} (8.6.1). Ci depends on the whole tournament: a later first-night "
         "death raises it in this game too."
     )
     plural = ci.replace("{i} time", "{i} times")
