@@ -172,7 +172,7 @@ async def test_plural_forms_in_russian_and_english(harness: BotHarness, db: Data
     plural = ci.replace("{i} time", "{i} times")
     shown = {n: i18n.gettext(ci, plural, n, locale="ru").format(seat=5, ci="0.1", i=n, b=4)
              for n in (1, 2, 5)}
-    assert "красным 1 раз в" in shown[1] and "2 раза" in shown[2] and "5 раз в" in shown[5]
+    assert "в красной роли 1 раз," in shown[1] and "2 раза," in shown[2] and "5 раз," in shown[5]
 
 
 def test_no_text_keeps_a_parenthesised_plural_or_a_hyphen_for_minus() -> None:
