@@ -326,8 +326,8 @@ def game_protocol(
     tz: str | None = None,
 ) -> list[str]:
     statuses = split_labels(
-        _("final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED"),
-        "final|waiting for the chief judge's approval (8.4.3, D7)|ANNULLED",
+        _("final|waiting for the chief judge's approval (8.4.3)|ANNULLED"),
+        "final|waiting for the chief judge's approval (8.4.3)|ANNULLED",
     )
     status = statuses[("final", "pending", "annulled").index(game.status)]
     if game.status != "annulled" and any(p.status == "open" for p in protests):

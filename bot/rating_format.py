@@ -272,7 +272,7 @@ def _judge_text(seat: SeatPoints) -> str:
     if seat.judge_counted:
         return _("judge's: {value} (counted)").format(value=value)
     if seat.judge_pending:
-        return _("judge's: {value} (not counted yet: awaits the chief judge, D7)").format(
+        return _("judge's: {value} (not counted yet: awaits the chief judge's approval)").format(
             value=value
         )
     return _("judge's: {value} (not counted: the best move is not less, 8.4.6)").format(value=value)
@@ -300,7 +300,7 @@ def game_block(game: GameView) -> str:
         _outcome(seat.role, game.result),
     ]
     if game.awaiting_approval:
-        head_parts.append(_("pending (D7)"))
+        head_parts.append(_("awaits approval"))
     head_parts += marks
     penalties = points(seat.penalties)
     if game.penalty_rules:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiogram.utils.i18n import gettext as _
 from PIL import Image, ImageDraw
@@ -30,6 +30,7 @@ from bot.standings_image import (
     png,
 )
 from seating import Plan, Round
+from seating.model import SEATS
 
 MESSAGE_LIMIT = 4096  # Telegram's limit of a message's text, in UTF-16 code units
 ELLIPSIS = "…"
@@ -194,43 +195,111 @@ def sit_outs(plan: Plan) -> tuple[int, int]:
     return (min(counts.values()), max(counts.values())) if counts else (0, 0)
 
 
-def _span(low: int, high: int) -> str:
-    return str(low) if low == high else f"{low}–{high}"
+def games_played(plan: Plan) -> tuple[int, int]:
+    """Fewest and most games one player plays in the plan."""
+    counts: Counter[str] = Counter()
+    for round_ in plan.rounds:
+        for table in round_.tables:
+            counts.update(table.seats)
+    return (min(counts.values()), max(counts.values())) if counts else (0, 0)
 
 
 def quality_text(plan: Plan, seed: int | None = None) -> str:
-    """The plan's fairness figures for the chief judge, one a line (HTML)."""
+    """How fair the plan is, in plain words for the chief judge, one point a line (HTML).
+    ``seed`` is not shown: it tells people nothing."""
     q = plan.quality
-    histogram = " · ".join(f"{k}× {v}" for k, v in sorted(q.meetings_histogram.items()))
+    fewest, most = games_played(plan)
+    lines = ["<b>" + _("How fair the plan is") + "</b>", "• " + _games_line(fewest, most)]
+    even = fewest % SEATS == 0 and most % SEATS == 0
+    lines.append("• " + _seats_line(q.seat_spread, most, even=even))
+    lines.append("• " + _meetings_line(q.meetings_min, q.meetings_max, q.meetings_histogram))
+    tables = max((t.table for r in plan.rounds for t in r.tables), default=1)
+    if tables > 1:
+        lines.append("• " + _tables_line(q.table_spread))
     low, high = sit_outs(plan)
-    lines = [
-        "<b>" + _("Fairness") + "</b>",
-        "• " + _("Seats: spread {spread} (0 = every player in every seat equally often)").format(
-            spread=q.seat_spread
-        ),
-        "• " + _("Meetings (games two players share): {span}").format(
-            span=_span(q.meetings_min, q.meetings_max)
-        ),
-        "  " + _("pairs by games shared: {histogram}").format(histogram=histogram),
-        "• " + _("Tables: spread {spread} (most − fewest games of a player at one table)").format(
-            spread=q.table_spread
-        ),
-        "• " + _("Rounds a player sits out: {span}").format(span=_span(low, high)),
-    ]
+    if high > 0:
+        lines.append("• " + _sit_outs_line(low, high))
     if q.apart_violations:
         lines.append(
-            "• " + _("Games with a pair that should sit apart: {count}").format(
-                count=q.apart_violations
-            )
+            "• " + _(
+                "Players who should sit apart share a table in {count} game.",
+                "Players who should sit apart share a table in {count} games.",
+                q.apart_violations,
+            ).format(count=q.apart_violations)
         )
-    made = _("Made in {seconds} s").format(seconds=f"{q.seconds:.1f}")
-    if seed is not None:
-        made += " · " + _("seed {seed}").format(seed=seed)
-    lines.append(made)
     if q.cut_short:
         warning = _("The search was cut short by its time limit: a regenerated plan may be fairer.")
         lines.append("⚠️ " + warning)
     return "\n".join(lines)
+
+
+def _games_line(fewest: int, most: int) -> str:
+    if fewest == most:
+        return _("Everyone plays {games} game.", "Everyone plays {games} games.", most).format(
+            games=most
+        )
+    return _("Players play {fewest} to {most} games.").format(fewest=fewest, most=most)
+
+
+def _seats_line(spread: int, games: int, *, even: bool) -> str:
+    """``even``: every player's games are a multiple of the ten seats, so a spread of 0 is
+    possible; else 1 is the best there is."""
+    if spread == 0:
+        return _("Seats: every player sits in every seat equally often.")
+    if spread == 1 and not even and games < SEATS:
+        return _("Seats: nobody sits in the same seat twice.")
+    if spread == 1 and not even:
+        return _("Seats: as even as the games allow (a player's seats differ by one game at most).")
+    return _(
+        "Seats: uneven; a player may sit in one seat up to {spread} game more than in another.",
+        "Seats: uneven; a player may sit in one seat up to {spread} games more than in another.",
+        spread,
+    ).format(spread=spread)
+
+
+def _meetings_line(low: int, high: int, histogram: Mapping[int, int]) -> str:
+    if low == high:
+        return _(
+            "Every pair of players meets {count} time.",
+            "Every pair of players meets {count} times.",
+            high,
+        ).format(count=high)
+    if low > 0:
+        return _(
+            "Every pair of players meets {low}–{high} time.",
+            "Every pair of players meets {low}–{high} times.",
+            high,
+        ).format(low=low, high=high)
+    pairs = sum(histogram.values())
+    never = histogram.get(0, 0)
+    percent = max(1, round(100 * never / pairs)) if pairs and never else 0
+    return _(
+        "No pair of players meets more than {high} time; {percent}% of the pairs never meet "
+        "(there are too few games for everyone to meet everyone).",
+        "No pair of players meets more than {high} times; {percent}% of the pairs never meet "
+        "(there are too few games for everyone to meet everyone).",
+        high,
+    ).format(high=high, percent=percent)
+
+
+def _tables_line(spread: int) -> str:
+    if spread <= 1:
+        return _("Tables: everyone plays at every table about equally often.")
+    return _(
+        "Tables: uneven; a player may play up to {spread} game more at one table than at "
+        "another: even meetings of the players come first, and the tables give way to them.",
+        "Tables: uneven; a player may play up to {spread} games more at one table than at "
+        "another: even meetings of the players come first, and the tables give way to them.",
+        spread,
+    ).format(spread=spread)
+
+
+def _sit_outs_line(low: int, high: int) -> str:
+    if low == high:
+        return _(
+            "Everyone sits out {count} round.", "Everyone sits out {count} rounds.", high
+        ).format(count=high)
+    return _("Players sit out {low} to {high} rounds.").format(low=low, high=high)
 
 
 def plan_preview(plan: Plan, rounds: Sequence[int], limit: int) -> str:

@@ -133,11 +133,11 @@ def live_message(
         notes.append(pending_note(pending))
     elif standings.pending_games:
         notes.append(
-            _("Not counted until the chief judge approves the judge's points (8.4.3, D7): {games}")
+            _("Not counted until the chief judge approves the judge's points (8.4.3): {games}")
             .format(games=", ".join(standings.pending_games))
         )
     if lot_due and standings.ties():
-        notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5, D12)."))
+        notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5)."))
     table = standings_table(
         rows[:max_rows], all_places=[row.place for row in rows], pending_players=pending_players
     )
@@ -181,7 +181,7 @@ def pending_note(pending: Mapping[str, PendingGame]) -> str:
     for game in sorted(pending.values(), key=lambda g: _sort_key(g.code)):
         reasons = []
         if game.approval:
-            reasons.append(_("judge's points above 0.5 await the chief judge's approval, D7"))
+            reasons.append(_("judge's points above 0.5 await the chief judge's approval, 8.4.3"))
         reasons += [_("protest #{id} open, 8.8").format(id=pid) for pid in game.protests]
         items.append(f"{game_title(game.code)} ({'; '.join(reasons)})")
     return _(

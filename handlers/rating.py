@@ -38,7 +38,8 @@ def problem_detail(error: InvalidGameError) -> str:
     problem = error.problems[0] if error.problems else None
     if problem is None:
         return ""
-    return f"{problem.rule}: " + _(problem.template).format(**problem.params)
+    prefix = f"{problem.rule}: " if problem.rule[:1].isdigit() else ""  # not D1-D17
+    return prefix + _(problem.template).format(**problem.params)
 
 
 def problem_line(error: InvalidGameError) -> str:
@@ -158,6 +159,6 @@ def _render_player(
         return
     label, row = mine
     pages.text(own_row_line(row, label, len(rows)))
-    pages.text(_("<b>Your games</b> (points with the current Ci, D1):"))
+    pages.text(_("<b>Your games</b> (points with the current Ci):"))
     for block in breakdown_blocks(views):
         pages.text(block)

@@ -402,8 +402,8 @@ async def card(
         "🏆 <b>" + html.escape(tournament.title) + "</b>",
         _("Status: {status}").format(status=status_name(tournament.status)),
         _(
-            "Distance: {distance} game per player (8.6.1), B = {b} (D2)",
-            "Distance: {distance} games per player (8.6.1), B = {b} (D2)",
+            "Distance: {distance} game per player (8.6.1), B = {b}",
+            "Distance: {distance} games per player (8.6.1), B = {b}",
             tournament.distance,
         ).format(distance=tournament.distance, b=b_value(tournament.distance)),
         _("Chief judge: {names}").format(
@@ -555,7 +555,7 @@ def unsettled_text(tournament: TournamentRow, left: Unsettled) -> str:
                      .format(protests=found))
     if left.approvals:
         lines.append(
-            "• " + _("Judge's points above 0.5 await your approval (8.4.3, D7): {games}.")
+            "• " + _("Judge's points above 0.5 await your approval (8.4.3): {games}.")
             .format(games=", ".join(left.approvals))
         )
     if left.short:

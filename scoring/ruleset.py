@@ -78,7 +78,7 @@ _BLACK_WIN = frozenset({Result.BLACK.value})
 _RED_WIN = frozenset({Result.RED.value})
 _ANY_RESULT = frozenset(result.value for result in Result)
 _RED_LOST = N_(
-    "penalty {penalty} needs a civilian or the sheriff and a black win (D8); "
+    "penalty {penalty} needs a civilian or the sheriff and a black win; "
     "seat {seat} is {role}, result {result}"
 )
 
@@ -101,7 +101,7 @@ PENALTIES: Mapping[str, Penalty] = {
             frozenset({Role.CIVILIAN.value}),
             _ANY_RESULT,
             N_("broke into a red player with 4 at the table when voting out two would win"),
-            N_("penalty {penalty} needs a civilian (D8); seat {seat} is {role}"),
+            N_("penalty {penalty} needs a civilian; seat {seat} is {role}"),
         ),
         Penalty(
             "8.5.3",
@@ -118,7 +118,7 @@ PENALTIES: Mapping[str, Penalty] = {
             _RED_WIN,
             N_("claimed sheriff with a red check on the real sheriff; black lost"),
             N_(
-                "penalty {penalty} needs mafia or the don and a red win (D8); "
+                "penalty {penalty} needs mafia or the don and a red win; "
                 "seat {seat} is {role}, result {result}"
             ),
         ),

@@ -427,7 +427,7 @@ async def test_d7_pending_game_is_named_in_the_standings(env: Env) -> None:
     await env.game_saved(t.id, g1, "Стол 1")
     live = env.session.last_text(GROUP)
     # Named as players read it, its players marked, the reason given.
-    assert "тур 1, стол 1" in live and "D7" in live and "*" in live
+    assert "тур 1, стол 1" in live and "8.4.3" in live and "D7" not in live and "*" in live
 
 
 # -- group migrated to a supergroup ------------------------------------------------------

@@ -359,7 +359,7 @@ async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> 
                 await games.set_approval_messages(conn, row.id, sent)
     if not reached:
         await _tell(rt, game.judge_id, lambda: _(
-            "I could not reach the chief judge for the approval (D7). He can decide it in "
+            "I could not reach the chief judge for the approval. He can decide it in "
             "/games."
         ))
 

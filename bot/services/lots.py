@@ -24,7 +24,7 @@ from bot.services.notices import FollowUp
 from bot.standings import StandingsService, TournamentStandings, lot_due
 from scoring import InvalidGameError
 
-DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept (D12).")
+DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ GAME_GONE = Refusal(N_("That game no longer exists. Nothing was recorded."))
 NOT_SEATED = Refusal(
     N_(
         "You did not sit in a recorded game here, so there is nothing you can protest "
-        "(D11: only a player seated in the game may protest it). Nothing was recorded."
+        "(only a player seated in the game may protest it). Nothing was recorded."
     )
 )
 
@@ -239,7 +239,7 @@ async def file_protest(
     except NotSeated:
         return Refusal(
             N_(
-                "You did not sit in that game, so you can't protest it (D11: only a player "
+                "You did not sit in that game, so you can't protest it (only a player "
                 "seated in the game may). Nothing was recorded."
             )
         )

@@ -163,7 +163,7 @@ async def _check_tap(
         return _("This best move is not yours to make.")
     if data.a == "s":
         if data.n not in SEAT_NUMBERS or data.n == seat:
-            return _("You can't name your own seat (D10).")
+            return _("You can't name your own seat.")
         if data.n in d.bm:
             return named_text(data.n)
     elif data.a != "d":

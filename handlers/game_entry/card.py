@@ -56,7 +56,9 @@ class Issue:
         if str(params.get("result")) in _RESULT_VALUES:
             params["result"] = str(RESULT_NAMES[Result(str(params["result"]))])
         safe = {k: html.escape(str(v)) for k, v in params.items()}
-        return f"{self.rule}: " + _(self.template).format(**safe)
+        # The federation's rule numbers help a judge; our own decisions' ids (D1-D17) don't.
+        prefix = f"{self.rule}: " if self.rule[:1].isdigit() else ""
+        return prefix + _(self.template).format(**safe)
 
 
 @dataclass
@@ -202,7 +204,7 @@ def points_given_lines(d: Draft) -> list[str]:
         for seat, value in sorted(d.extras.items(), key=lambda kv: int(kv[0])):
             part = _("seat {seat} — {value}").format(seat=seat, value=hundredths(value))
             if needs_approval(value) and int(seat) not in approved_seats(d):
-                part += " " + _("(needs the chief judge's approval, D7)")
+                part += " " + _("(needs the chief judge's approval)")
             parts.append(part)
         lines.append(_("Judge's points: {list}").format(list="; ".join(parts)))
     return lines
@@ -225,7 +227,7 @@ def best_move_lines(d: Draft) -> list[str]:
     if role is not None and not role.is_red:
         lines.append(
             _("The first-killed player is black: his best move is recorded but earns "
-              "nothing (D10).")
+              "nothing (8.3.4).")
         )
     return lines
 
@@ -255,10 +257,10 @@ def ci_line(seat: int, info: tuple[int, int, Fraction]) -> str:
     i, b, ci = info
     return _(
         "Ci of seat {seat} = {ci}: shot on night 1 as red {i} time in this "
-        "tournament, B = {b} (8.6.1). Ci depends on the whole tournament (D1): "
+        "tournament, B = {b} (8.6.1). Ci depends on the whole tournament: "
         "a later first-night death raises it in this game too.",
         "Ci of seat {seat} = {ci}: shot on night 1 as red {i} times in this "
-        "tournament, B = {b} (8.6.1). Ci depends on the whole tournament (D1): "
+        "tournament, B = {b} (8.6.1). Ci depends on the whole tournament: "
         "a later first-night death raises it in this game too.",
         i,
     ).format(seat=seat, ci=short_points(ci), i=i, b=b)
@@ -276,7 +278,7 @@ def seat_points(s: SeatPoints) -> str:
     if s.judge:
         part = _("judge {value}").format(value=short_points(s.judge))
         if s.judge_pending:
-            part += " " + _("(awaits the chief judge's approval, D7)")
+            part += " " + _("(awaits the chief judge's approval)")
         elif not s.judge_counted:
             part += " " + _("(does not count: the best move is not less, 8.4.6)")
         parts.append(part)

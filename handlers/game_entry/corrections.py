@@ -147,7 +147,7 @@ async def menu(
     if game.status == "annulled":
         head += " — " + _("annulled")
     elif game.status == "pending":
-        head += " — " + _("waiting for the chief judge's approval (D7)")
+        head += " — " + _("waiting for the chief judge's approval")
     text = saved_text(d, view, head)
     if game.status == "annulled":
         return text, None

@@ -45,7 +45,7 @@ class Notices:
         seat = game.seat(approval.seat)
         text = _(
             "«{title}», game {code}: judge {judge} gave seat {seat} ({player}, winning team) "
-            "<b>{value}</b> judge's extra points. Above 0.5 needs your approval (8.4.3, D7); "
+            "<b>{value}</b> judge's extra points. Above 0.5 needs your approval (8.4.3); "
             "until then they don't count."
         ).format(
             title=html.escape(title),

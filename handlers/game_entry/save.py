@@ -127,7 +127,7 @@ async def final_card(ctx: Ctx, d: Draft, record: GameRecord) -> None:
             )
         if view.breakdown is not None and view.breakdown.pending:
             head += "\n⏳ " + _(
-                "Judge's points above 0.5 wait for the chief judge's approval (D7); until "
+                "Judge's points above 0.5 wait for the chief judge's approval (8.4.3); until "
                 "then they don't count."
             )
         text = saved_text(saved_d, view, head)

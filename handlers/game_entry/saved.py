@@ -64,5 +64,5 @@ def summary_line(
         )
         line += " " + _("Points: {points}").format(points=points)
         if breakdown.pending:
-            line += " " + _("(judge's points above 0.5 await the chief judge's approval, D7)")
+            line += " " + _("(judge's points above 0.5 await the chief judge's approval)")
     return line

@@ -91,19 +91,13 @@ def card_seats(text: str) -> list[str]:
     return [nick for _, nick in found]
 
 
-def figure(pattern: str, text: str) -> str:
-    found = re.search(pattern, text)
-    assert found is not None, (pattern, text)
-    return found[1]
-
-
 # -- the chief judge's /seating ------------------------------------------------------------
 
 
 async def offered(fake: FakeTelegram, chief: Person, message: StoredMessage, button: str,
-                  old_seed: int | None = None) -> tuple[StoredMessage, int]:
+                  db_path: Path, old_seed: int | None = None) -> tuple[StoredMessage, int]:
     """Tap a button that generates a plan; returns the offer (the same message, edited)
-    and the seed it shows."""
+    and the seed it was made with (stored, not shown: it tells people nothing)."""
     mark = fake.seq
     answer = await chief.tap(message, button)
     assert answer.text == "Generating…", answer
@@ -113,7 +107,9 @@ async def offered(fake: FakeTelegram, chief: Person, message: StoredMessage, but
 
     shown = await fake.wait_for_message(chief.chat, offer, after=mark)
     assert labels(shown) == ["🔄 Regenerate", "✅ Accept", "✖ Cancel"], labels(shown)
-    seed = int(figure(r"seed (\d+)", shown.content))
+    assert "seed" not in shown.content, shown.content
+    [(seed,)] = query(db_path, "SELECT json_extract(request, '$.seed') FROM seating_plans "
+                               "WHERE status = 'offered'")
     assert seed != old_seed
     return shown, seed
 
@@ -124,8 +120,8 @@ async def make_plan(fake: FakeTelegram, chief: Person, db_path: Path) -> Plan:
     assert "Confirmed players: 20; games per player: 2." in ask.content, ask.content
     assert labels(ask) == ["1", "2 ✓"], labels(ask)
 
-    first, first_seed = await offered(fake, chief, ask, "2 ✓")
-    offer, seed = await offered(fake, chief, first, "🔄 Regenerate", first_seed)
+    first, first_seed = await offered(fake, chief, ask, "2 ✓", db_path)
+    offer, seed = await offered(fake, chief, first, "🔄 Regenerate", db_path, first_seed)
     shown = offer.content  # the message is edited on Accept: keep what the offer said
     assert "2 rounds, tables at once: 2." in shown, shown
     assert query(db_path, "SELECT status FROM seating_plans") == [("offered",)]
@@ -144,11 +140,16 @@ async def make_plan(fake: FakeTelegram, chief: Person, db_path: Path) -> Plan:
     assert stored_seed == seed
     assert query(db_path, "SELECT count(*) FROM seating_plans") == [(1,)]  # offers gone
     quality = plan["quality"]
-    assert figure(r"Seats: spread (\d+)", shown) == str(quality["seat_spread"])
-    assert figure(r"Tables: spread (\d+)", shown) == str(quality["table_spread"])
+    # The figures in plain words: 2 games each, so a seat twice is a spread of 2.
+    seats = quality["seat_spread"]
+    assert ("Seats: nobody sits in the same seat twice." if seats == 1
+            else f"up to {seats} games more than in another") in shown, shown
+    tables_spread = quality["table_spread"]
+    assert ("Tables: everyone plays at every table about equally often." if tables_spread <= 1
+            else f"up to {tables_spread} games more at one table") in shown, shown
     low, high = quality["meetings_min"], quality["meetings_max"]
-    assert figure(r"Meetings \(games two players share\): (\S+)", shown) == (
-        str(low) if low == high else f"{low}–{high}")
+    assert (f"No pair of players meets more than {high} time" if low == 0
+            else f"Every pair of players meets {low}") in shown, shown
     preview = ["Round 1", *(line for t, seats in sorted(tables(plan, 1).items())
                             for line in table_lines("Table", t, seats))]
     assert "\n".join(preview) in shown, shown

@@ -164,7 +164,7 @@ async def judge_plays(t: Tournament, judge: Person, games: list[GameSpec]) -> No
         await save(card)
         assert f"game {game.code}" in card.text and "8.8.1" in card.text
         if game.extras:
-            assert "wait for the chief judge's approval (D7)" in card.text
+            assert "wait for the chief judge's approval (8.4.3)" in card.text
             approvals.append(asyncio.create_task(chief_approves(t, judge)))
     await asyncio.gather(*approvals)
 

@@ -123,7 +123,7 @@ async def test_export_in_the_group_points_to_private(harness: BotHarness, db: Da
     await world(db)
     await harness.say(harness.user(CHIEF, "Главный"), "/export", chat_id=GROUP)
     assert albums(harness, GROUP) == []
-    assert "личные сообщения" in (harness.session.last_text(GROUP) or "")
+    assert "личный чат" in (harness.session.last_text(GROUP) or "")
 
 
 # -- /rating image ------------------------------------------------------------------------

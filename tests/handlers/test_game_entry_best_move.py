@@ -167,7 +167,7 @@ async def test_the_player_sees_russian_and_accepted_is_prinyato(
     judge = world.judge()
     await shot(world, judge)
     echo = Driver(world, world.person(ECHO_USER, "Echo", language="ru"))
-    await echo.tap("Готово (0 названо)", on=request(world))
+    await echo.tap("Готово (названо: 0)", on=request(world))
     assert "Принято" in (request(world).text or "")
     assert "<b>Accepted</b>" in judge.text  # the judge reads English
 

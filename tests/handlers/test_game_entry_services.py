@@ -128,7 +128,7 @@ async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
         )
     assert isinstance(game, GameRecord) and game.status == "pending"
     texts = harness.session.sent_texts(CHIEF)
-    assert len(texts) == asked[0] + 1 and "8.4.3, D7" in texts[-1]
+    assert len(texts) == asked[0] + 1 and "(8.4.3);" in texts[-1]
 
 
 async def test_a_player_added_at_the_table_waits_for_the_chief_unless_he_adds_him(

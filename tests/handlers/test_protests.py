@@ -98,7 +98,7 @@ async def test_D11_a_player_not_seated_in_the_game_is_refused(
     sent = ENDED + timedelta(minutes=2)
     # P11 is in the tournament but did not sit at the table.
     reply = await protest(harness, USER_BASE + 11, "/protest I saw it all", sent)
-    assert "did not sit" in reply and "D11" in reply
+    assert "did not sit" in reply and "only a player seated" in reply and "D11" not in reply
     # A stranger to the tournament is refused the same way.
     reply = await protest(harness, 999, "/protest me too", sent)
     assert "did not sit" in reply

@@ -216,9 +216,9 @@ async def test_private_rating_marks_pending_and_protested_games(
     player = harness.user(USER_BASE + 5, "Sam", language_code="en")
     await harness.say(player, "/rating")
     text = "\n".join(harness.session.sent_texts(player.id))
-    assert "seat 5, sheriff · your team won · pending (D7)" in text
+    assert "seat 5, sheriff · your team won · awaits approval" in text
     assert f"protest #{protest.id} open" in text
-    assert "judge's: 0.70 (not counted yet: awaits the chief judge, D7)" in text
+    assert "judge's: 0.70 (not counted yet: awaits the chief judge's approval)" in text
     assert "<b>total: 1.00</b>" in text
 
 

@@ -166,13 +166,13 @@ async def test_plural_forms_in_russian_and_english(harness: BotHarness, db: Data
     i18n = create_i18n(ROOT / "locales")
     ci = (
         "Ci of seat {seat} = {ci}: shot on night 1 as red {i} time in this tournament, "
-        "B = {b} (8.6.1). Ci depends on the whole tournament (D1): a later first-night "
+        "B = {b} (8.6.1). Ci depends on the whole tournament: a later first-night "
         "death raises it in this game too."
     )
     plural = ci.replace("{i} time", "{i} times")
     shown = {n: i18n.gettext(ci, plural, n, locale="ru").format(seat=5, ci="0.1", i=n, b=4)
              for n in (1, 2, 5)}
-    assert "красным 1 раз в" in shown[1] and "2 раза" in shown[2] and "5 раз в" in shown[5]
+    assert "в красной роли 1 раз," in shown[1] and "2 раза," in shown[2] and "5 раз," in shown[5]
 
 
 def test_no_text_keeps_a_parenthesised_plural_or_a_hyphen_for_minus() -> None:

@@ -187,7 +187,7 @@ async def test_tournament_card_shows_the_numbers(harness: BotHarness, db: Databa
     for expected in (
         "Test Cup",
         "Status: running",
-        "Distance: 12 games per player (8.6.1), B = 5 (D2)",
+        "Distance: 12 games per player (8.6.1), B = 5",
         "Chief judge: Anna",
         "Judges: Jack",
         "Players: 3 confirmed, 1 waiting for confirmation",
@@ -275,7 +275,7 @@ async def test_finish_lists_what_is_unsettled_and_asks_again(
     text = asked.text or ""
     assert "Finish «Spring Cup»? Not everything is settled yet:" in text
     assert "• Open protests (8.8): #1 (R1-T1). Decide them with /protests." in text
-    assert "• Judge's points above 0.5 await your approval (8.4.3, D7): R1-T2." in text
+    assert "• Judge's points above 0.5 await your approval (8.4.3): R1-T2." in text
     assert "• Players short of the distance (games per player: 2): P1 — 1, P10 — 1" in text
     assert [label for label, _ in buttons(asked)] == ["Finish anyway", "Back"]
     await harness.press(chief, asked, text="Back")

@@ -103,7 +103,7 @@ async def judge_names(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if d.bm_by == "player":
         return _("The player is tapping his numbers himself. Tap «Take over» to enter them.")
     if data.n not in SEAT_NUMBERS or data.n == d.first_killed:
-        return _("He can't name his own seat (D10).")
+        return _("He can't name his own seat.")
     if data.n in d.bm:
         return _("Seat {seat} is named already (8.3.3).").format(seat=data.n)
     d.bm_by = "judge"

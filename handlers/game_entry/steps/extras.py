@@ -90,7 +90,7 @@ def prompt(d: Draft, view: View) -> list[str]:
         if best and not judge_points_count(value, best):
             lines.append(
                 _("Seat {seat}: {value} does not count — his best move gives {best}, the "
-                  "larger counts (8.4.6, D4).").format(
+                  "larger counts (8.4.6).").format(
                     seat=seat, value=hundredths(value), best=short_points(best)
                 )
             )
@@ -209,7 +209,7 @@ async def typed(ctx: Ctx, d: Draft, text: str) -> str | None:
         return _("Seat {seat} can't get judge's points here.").format(seat=seat)
     value = points_hundredths(number)
     if value is None:
-        return _("Not accepted: D6: judge's points have at most two decimals, e.g. 0.35.")
+        return _("Not accepted: judge's points have at most two decimals, e.g. 0.35.")
     return await set_extra(ctx, d, seat, value)
 
 

@@ -27,7 +27,7 @@ def allowed(d: Draft, seat: int) -> tuple[str, ...]:
 def prompt(d: Draft, view: View) -> list[str]:
     lines = [
         _("Penalties of 8.5 (−0.4 each): tap a seat, then the reason. Only the reasons the "
-          "rules allow for the seat's role and the result are offered (D8).")
+          "rules allow for the seat's role and the result are offered.")
     ]
     if d.sel not in SEAT_NUMBERS:
         lines.append("👆 " + _("Tap a seat first."))
@@ -43,7 +43,7 @@ def prompt(d: Draft, view: View) -> list[str]:
         if rules:
             lines.extend(f"• {r} — {PENALTY_NAMES[r]}" for r in rules)
         else:
-            lines.append(_("no penalty of 8.5 applies to this seat in this game (D8)."))
+            lines.append(_("no penalty of 8.5 applies to this seat in this game."))
     return lines
 
 
@@ -99,7 +99,7 @@ async def toggle(ctx: Ctx, d: Draft, data: Step) -> str | None:
             tentative = d.copy()
             tentative.penalties[key] = [*given, rule]
             return rule_refusal(d, tentative, ("8.5",)) or _(
-                "Penalty {rule} does not apply to seat {seat} (D8)."
+                "Penalty {rule} does not apply to seat {seat}."
             ).format(rule=rule, seat=data.n)
         given.append(rule)
     if given:
