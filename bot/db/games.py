@@ -510,6 +510,14 @@ async def save_game(
         " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (tournament_id, *_game_values(draft), judge_id, draft.draft_id, to_ts(ended_at), at, at),
     )
+    # The game belongs to the current stage (D13): the first one not closed; NULL (the
+    # first stage) for a tournament without stages.
+    await run(
+        conn,
+        "UPDATE games SET stage = (SELECT number FROM stages WHERE tournament_id = ?"
+        " AND status <> 'closed' ORDER BY number LIMIT 1) WHERE id = ?",
+        (tournament_id, game_id),
+    )
     await _write_seats(conn, game_id, tournament_id, draft, set())
     await _sync_approvals(conn, game_id, draft, set(), at)
     return game_id
