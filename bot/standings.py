@@ -22,9 +22,10 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.db.connection import Database, fetch_one
+from bot.db.connection import Conn, Database, fetch_one
 from bot.db.errors import NotFound
 from bot.db.lots import lots_for_tournament
+from bot.db.players import list_players
 from bot.db.scoring_bridge import (
     StoredGame,
     game_stamps,
@@ -33,22 +34,45 @@ from bot.db.scoring_bridge import (
     player_names,
     stamp_game_id,
 )
+from bot.db.stages import StageRow, current_stage, entrants_of, game_stages, list_stages
 from scoring import (
     Game,
     GameBreakdown,
     ScoredGames,
+    Stage,
+    StagedStandings,
     Standings,
     Tournament,
     tournament_breakdowns,
+    tournament_standings,
 )
 
 _HEAD_SQL = "SELECT distance, roster_version FROM tournaments WHERE id = ?"
 
 
 @dataclass(frozen=True, slots=True)
+class StageView:
+    """The current stage of a tournament of stages (D13-D17), as readers show it."""
+
+    row: StageRow
+    count: int  # stages in all
+    before: str | None  # the name of the stage before; None for the first
+    staged: StagedStandings  # every stage's standings and the final ones (D16)
+    rows: tuple[StageRow, ...]  # every stage, in order
+
+    @property
+    def carried(self) -> bool:
+        """Whether the figures hold a part brought from the stage before (D15)."""
+        return self.before is not None and self.row.rules.carry != 0
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentStandings:
-    tournament: Tournament  # the games that count, in round/table order
-    standings: Standings
+    # The games that count, in round/table order; with stages, the current stage's games
+    # under its distance (D14).
+    tournament: Tournament
+    standings: Standings  # with stages, the current stage's standings (D15)
+    stage: StageView | None = field(default=None, kw_only=True)  # None: no stages
     # What computes breakdowns() the first time (by default, from ``tournament``).
     _compute: Callable[[], dict[str, GameBreakdown]] | None = field(
         default=None, repr=False, compare=False, kw_only=True
@@ -184,6 +208,12 @@ class StandingsService:
             else:
                 read = []
             lots = await lots_for_tournament(conn, tid)
+            stage_rows = await list_stages(conn, tid)
+            of_game: dict[int, int] = {}
+            replaced: dict[int, dict[str, str]] = {}
+            if stage_rows:
+                of_game = await game_stages(conn, tid)
+                replaced = await _replacements(conn, tid, stage_rows)
         # Nothing is changed before everything is read: a failed read leaves the games
         # kept as they were, with the names they were read with.
         self._loaded[tid] = loaded
@@ -196,6 +226,8 @@ class StandingsService:
         tournament = Tournament(
             distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
         )
+        if stage_rows:
+            return _staged(stage_rows, tournament, loaded.ids, of_game, replaced)
         scored, order = loaded.scored, tuple(loaded.ids)
         standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
         changes = scored.changes
@@ -206,3 +238,49 @@ class StandingsService:
             return scored.breakdowns(tournament.ruleset, order)
 
         return TournamentStandings(tournament, standings, _compute=breakdowns)
+
+
+async def _replacements(
+    conn: Conn, tid: int, stage_rows: Sequence[StageRow]
+) -> dict[int, dict[str, str]]:
+    """Stage number → withdrawn entrant → who took his place (D13), by nickname."""
+    names = {player.id: player.nickname for player in await list_players(conn, tid)}
+    found: dict[int, dict[str, str]] = {}
+    for row in stage_rows:
+        for entrant in await entrants_of(conn, row.id):
+            if entrant.replaced is not None:
+                out, into = names[entrant.replaced], names[entrant.player_id]
+                found.setdefault(row.number, {})[out] = into
+    return found
+
+
+def _staged(
+    stage_rows: Sequence[StageRow],
+    tournament: Tournament,
+    ids: Sequence[int],
+    of_game: Mapping[int, int],
+    replaced: Mapping[int, Mapping[str, str]],
+) -> TournamentStandings:
+    """Every stage by the engine (D13-D16); the current stage's standings for readers.
+    Recomputed whole: a tournament of stages plays its later stages on few tables."""
+    lot = tournament.lot  # one merged lot: it orders only players still tied (D12)
+    stages: list[Stage] = [row.stage(replaced.get(row.number, {}), lot) for row in stage_rows]
+    by_number = {row.number: row.name for row in stage_rows}
+    pairs = [
+        (by_number.get(of_game.get(game_id, 1), ""), game)
+        for game_id, game in zip(ids, tournament.games, strict=True)
+    ]
+    staged = tournament_standings(stages, pairs)  # InvalidGameError: a game's rules or D13
+    current = current_stage(list(stage_rows))
+    assert current is not None
+    index = current.number - 1
+    own = tuple(game for (name, game) in pairs if name == current.name)
+    view = StageView(
+        current,
+        len(stage_rows),
+        stage_rows[index - 1].name if index else None,
+        staged,
+        tuple(stage_rows),
+    )
+    model = Tournament(distance=current.games_per_player, games=own, lot=lot)
+    return TournamentStandings(model, staged.stages[index].standings, stage=view)

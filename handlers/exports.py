@@ -38,6 +38,7 @@ from bot.services.players import is_member, tournaments_of
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
+from bot.standings_text import hidden
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, GroupTournament, picker
@@ -213,6 +214,11 @@ async def _send_image(
     if not current.standings.rows:
         await message.answer(
             html.escape(tournament.title) + "\n" + _("No games counted yet.")
+        )
+        return
+    if hidden(current.stage):
+        await message.answer(
+            _("The standings of this stage are hidden until it ends (D17); no picture.")
         )
         return
     try:

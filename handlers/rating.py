@@ -25,7 +25,7 @@ from bot.db.tournaments import TournamentRow
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.tournaments import chat_tournament
 from bot.standings import StandingsService, TournamentStandings
-from bot.standings_text import TOP, PendingGame, rating_block
+from bot.standings_text import TOP, PendingGame, hidden, rating_block
 from scoring import GameBreakdown, InvalidGameError
 
 router = Router(name="rating")
@@ -83,8 +83,10 @@ async def render_standings(
     ts: TournamentStandings,
     *,
     show_all: bool,
+    reveal: bool = False,
 ) -> dict[str, PendingGame]:
-    """Title, table and notes of one tournament; returns its pending games."""
+    """Title, table and notes of one tournament; returns its pending games. ``reveal``:
+    the reader is its judge or chief judge, who sees a hidden stage (D17)."""
     pending = await pending_games(conn, tournament.id, ts) if ts.standings.rows else {}
     rating_block(
         pages,
@@ -94,6 +96,8 @@ async def render_standings(
         show_all=show_all,
         pending=pending,
         pending_players=pending_players(ts, pending),
+        stage=ts.stage,
+        reveal=reveal,
     )
     return pending
 
@@ -163,6 +167,9 @@ async def _private(
     assert user is not None  # the identity middleware lets only real senders through
     async with db.read() as conn:
         chosen = await _my_tournaments(conn, user.id)
+        staffed = {
+            s.tournament.id for s in await tournaments_db.tournaments_for_staff(conn, user.id)
+        }
     if not chosen:
         await message.answer(_("You are not in any tournament yet. Join one with /join NICKNAME."))
         return
@@ -171,8 +178,11 @@ async def _private(
         try:
             ts = await standings.get(tournament.id)
             async with db.read() as conn:
-                pending = await render_standings(pages, conn, tournament, ts, show_all=show_all)
-                if player is not None:
+                reveal = tournament.id in staffed
+                pending = await render_standings(
+                    pages, conn, tournament, ts, show_all=show_all, reveal=reveal
+                )
+                if player is not None and (reveal or not hidden(ts.stage)):
                     await _render_player(pages, conn, ts, player, pending)
         except InvalidGameError as error:
             await message.answer(

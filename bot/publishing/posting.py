@@ -36,7 +36,7 @@ from bot.seating_text import (
 )
 from bot.services.stored_plans import accepted_plan
 from bot.standings import StandingsService
-from bot.standings_text import Picture, live_message, picture, round_caption
+from bot.standings_text import Picture, hidden, live_message, picture, round_caption
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ class GroupPoster:
         if tournament.chat_id is None:
             return
         current = await self._standings.get(tournament.id)
-        text = live_message(tournament.title, current.standings)
+        text = live_message(tournament.title, current.standings, stage=current.stage)
         digest = _digest(text)
         message_id = tournament.standings_message_id
         if message_id is not None and tournament.standings_hash == digest:
@@ -271,6 +271,8 @@ class GroupPoster:
         )
         if complete is None or complete in pictured:
             return
+        if hidden((await self._standings.get(tournament.id)).stage):
+            return  # D17: a hidden stage's figures are not drawn for the group
         images, _shown = await self._draw(tournament)
         caption = round_caption(tournament.title, complete)
         assert tournament.chat_id is not None
