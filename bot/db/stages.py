@@ -23,6 +23,19 @@ Entered = Literal["cut", "lot", "replacement"]
 
 
 @dataclass(frozen=True, slots=True)
+class StageSpec:
+    """What the chief judge sets for a stage (D13-D15, D17)."""
+
+    name: str
+    games_per_player: int  # the stage's distance (D14)
+    entrants: int | None  # the top N of the stage before; None: the first stage (D13)
+    carry: str = "0"  # exact decimal strings (D3, D15)
+    weight: str = "1"
+    compensation: bool = True  # 8.6 in this stage (D14)
+    hidden: bool = False  # standings hidden from the group and players until it ends (D17)
+
+
+@dataclass(frozen=True, slots=True)
 class StageRow:
     id: int
     tournament_id: int
@@ -41,6 +54,18 @@ class StageRow:
     def rules(self) -> Ruleset:
         return Ruleset(
             self.games_per_player, self.compensation, Fraction(self.carry), Fraction(self.weight)
+        )
+
+    @property
+    def spec(self) -> StageSpec:
+        return StageSpec(
+            self.name,
+            self.games_per_player,
+            self.entrants,
+            self.carry,
+            self.weight,
+            self.compensation,
+            self.hidden,
         )
 
     def stage(self, replaced: Mapping[str, str], lot: tuple[str, ...]) -> Stage:
@@ -90,17 +115,7 @@ def current_stage(stages: list[StageRow]) -> StageRow | None:
 
 
 async def add_stage(
-    conn: Conn,
-    tournament_id: int,
-    *,
-    name: str,
-    games_per_player: int,
-    entrants: int | None,
-    carry: str = "0",
-    weight: str = "1",
-    compensation: bool = True,
-    hidden: bool = False,
-    status: StageStatus = "planned",
+    conn: Conn, tournament_id: int, spec: StageSpec, *, status: StageStatus = "planned"
 ) -> StageRow:
     """Append a stage after the last one."""
     number = await fetch_one(
@@ -111,24 +126,25 @@ async def add_stage(
     assert number is not None
     stage_id = await insert(
         conn,
-        "INSERT INTO stages (tournament_id, number, name, games_per_player, entrants, carry,"
-        " weight, compensation, hidden, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            tournament_id,
-            int(number[0]),
-            name,
-            games_per_player,
-            entrants,
-            carry,
-            weight,
-            int(compensation),
-            int(hidden),
-            status,
-        ),
+        "INSERT INTO stages (tournament_id, number, status, name, games_per_player, entrants,"
+        " carry, weight, compensation, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (tournament_id, int(number[0]), status, *_values(spec)),
     )
     found = await get_stage(conn, stage_id)
     assert found is not None
     return found
+
+
+def _values(spec: StageSpec) -> tuple[object, ...]:
+    return (
+        spec.name,
+        spec.games_per_player,
+        spec.entrants,
+        spec.carry,
+        spec.weight,
+        int(spec.compensation),
+        int(spec.hidden),
+    )
 
 
 async def get_stage(conn: Conn, stage_id: int) -> StageRow | None:
@@ -136,22 +152,12 @@ async def get_stage(conn: Conn, stage_id: int) -> StageRow | None:
     return None if r is None else _row(r)
 
 
-async def update_stage(
-    conn: Conn,
-    stage_id: int,
-    *,
-    games_per_player: int,
-    entrants: int | None,
-    carry: str,
-    weight: str,
-    compensation: bool,
-    hidden: bool,
-) -> StageRow:
+async def update_stage(conn: Conn, stage_id: int, spec: StageSpec) -> StageRow:
     await run(
         conn,
-        "UPDATE stages SET games_per_player = ?, entrants = ?, carry = ?, weight = ?,"
+        "UPDATE stages SET name = ?, games_per_player = ?, entrants = ?, carry = ?, weight = ?,"
         " compensation = ?, hidden = ? WHERE id = ?",
-        (games_per_player, entrants, carry, weight, int(compensation), int(hidden), stage_id),
+        (*_values(spec), stage_id),
     )
     found = await get_stage(conn, stage_id)
     assert found is not None
@@ -219,3 +225,27 @@ async def game_stages(conn: Conn, tournament_id: int) -> dict[int, int]:
 
 async def set_game_stage(conn: Conn, game_id: int, number: int | None) -> None:
     await run(conn, "UPDATE games SET stage = ? WHERE id = ?", (number, game_id))
+
+
+async def unsettled_games(conn: Conn, tournament_id: int, number: int) -> list[tuple[int, int]]:
+    """(round, table) of the stage's games whose judge's points above 0.5 wait for the
+    chief judge (D7)."""
+    rows = await fetch_all(
+        conn,
+        "SELECT round, table_no FROM games WHERE tournament_id = ? AND status = 'pending'"
+        " AND coalesce(stage, 1) = ? ORDER BY round, table_no",
+        (tournament_id, number),
+    )
+    return [(int(r[0]), int(r[1])) for r in rows]
+
+
+async def open_protests(conn: Conn, tournament_id: int, number: int) -> list[tuple[int, int, int]]:
+    """(protest id, round, table) of the stage's open protests (8.8)."""
+    rows = await fetch_all(
+        conn,
+        "SELECT p.id, g.round, g.table_no FROM protests p JOIN games g ON g.id = p.game_id"
+        " WHERE g.tournament_id = ? AND p.status = 'open' AND g.status <> 'annulled'"
+        " AND coalesce(g.stage, 1) = ? ORDER BY p.id",
+        (tournament_id, number),
+    )
+    return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]

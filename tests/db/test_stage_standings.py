@@ -9,6 +9,7 @@ from bot.db import Database
 from bot.db import stages as stages_db
 from bot.db.games import save_game
 from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.stages import StageSpec
 from bot.db.tournaments import TournamentRow
 from bot.i18n import create_i18n, use_language
 from bot.rating_format import Pages
@@ -24,18 +25,10 @@ async def _two_stages(db: Database, tid: int, players: list[int], *, hidden: boo
     for all 12 (carry 0.5, compensation off) with one game played."""
     async with db.transaction() as conn:
         first = await stages_db.add_stage(
-            conn, tid, name="qualifying", games_per_player=2, entrants=None, status="running"
+            conn, tid, StageSpec("qualifying", 2, None), status="running"
         )
-        final = await stages_db.add_stage(
-            conn,
-            tid,
-            name="final",
-            games_per_player=2,
-            entrants=12,
-            carry="0.5",
-            compensation=False,
-            hidden=hidden,
-        )
+        spec = StageSpec("final", 2, 12, carry="0.5", compensation=False, hidden=hidden)
+        final = await stages_db.add_stage(conn, tid, spec)
         await save_game(conn, tid, make_draft(players[:10], first_killed=1), JUDGE, ENDED)
         await save_game(
             conn, tid, make_draft(players[2:], round_no=2, result=Result.BLACK), JUDGE, ENDED

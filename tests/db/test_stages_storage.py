@@ -11,6 +11,7 @@ import pytest
 from bot.db import MIGRATIONS, Database
 from bot.db import stages as stages_db
 from bot.db.games import save_game
+from bot.db.stages import StageSpec
 from bot.db.tournaments import TournamentRow
 from tests.db.helpers import ENDED, JUDGE, make_draft
 
@@ -46,18 +47,10 @@ async def test_stages_in_order_exact_factors_and_the_current_stage_d15(
 ) -> None:
     async with db.transaction() as conn:
         first = await stages_db.add_stage(
-            conn, tournament.id, name="1", games_per_player=10, entrants=None, status="running"
+            conn, tournament.id, StageSpec("1", 10, None), status="running"
         )
-        final = await stages_db.add_stage(
-            conn,
-            tournament.id,
-            name="2",
-            games_per_player=4,
-            entrants=10,
-            carry="0.5",
-            compensation=False,
-            hidden=True,
-        )
+        spec = StageSpec("2", 4, 10, carry="0.5", compensation=False, hidden=True)
+        final = await stages_db.add_stage(conn, tournament.id, spec)
         listed = await stages_db.list_stages(conn, tournament.id)
     assert [s.number for s in listed] == [1, 2]
     assert final.rules.carry == Fraction(1, 2) and final.rules.compensation is False
@@ -78,12 +71,8 @@ async def test_entrants_record_how_they_entered_d13(
     db: Database, tournament: TournamentRow, players: list[int]
 ) -> None:
     async with db.transaction() as conn:
-        await stages_db.add_stage(
-            conn, tournament.id, name="1", games_per_player=10, entrants=None, status="running"
-        )
-        final = await stages_db.add_stage(
-            conn, tournament.id, name="2", games_per_player=2, entrants=2
-        )
+        await stages_db.add_stage(conn, tournament.id, StageSpec("1", 10, None), status="running")
+        final = await stages_db.add_stage(conn, tournament.id, StageSpec("2", 2, 2))
         await stages_db.add_entrant(conn, final.id, players[0], "cut")
         await stages_db.add_entrant(conn, final.id, players[2], "replacement", players[1])
         found = await stages_db.entrants_of(conn, final.id)
@@ -101,6 +90,4 @@ async def test_the_first_stage_has_no_entrant_count_d13(
 ) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         async with db.transaction() as conn:
-            await stages_db.add_stage(
-                conn, tournament.id, name="1", games_per_player=10, entrants=20
-            )
+            await stages_db.add_stage(conn, tournament.id, StageSpec("1", 10, 20))
