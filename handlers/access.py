@@ -219,6 +219,7 @@ CALLBACKS: Mapping[str, Access] = {
     "st": Access("chief", PRIVATE),  # seating: how many tables
     "so": Access("chief", PRIVATE),  # seating: the offer (accept, regenerate)
     "sg": Access("chief", BOTH),  # /stages: add a preset stage (D13)
+    "sc": Access("chief", BOTH),  # /stages close: close the current stage (D13)
 }
 
 

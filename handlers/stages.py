@@ -5,6 +5,8 @@ is saved (``bot.services.stages``).
     /stages                         the stages, and the presets' buttons
     /stages add NAME games=N entrants=N [carry=0.5] [weight=1] [compensation=off] [hidden=on]
     /stages set NUMBER SETTING=VALUE ...
+    /stages close                   who enters the next stage (D13), and a button to close
+    /stages replace NICKNAME        the next one takes a withdrawn entrant's place (D13)
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db.connection import Database
@@ -25,6 +28,7 @@ from bot.rating_format import decimal_point
 from bot.services import N_, Refusal
 from bot.services import stages as service
 from bot.services.refusals import OUT_OF_DATE
+from bot.standings import StandingsService
 from bot.standings_text import stage_name
 from handlers.callbacks import Code, RowId
 from handlers.filters import ChiefJudge, ChiefTournaments
@@ -37,6 +41,11 @@ SETS_STAGES = Refusal(N_("Only the tournament's chief judge sets its stages (D13
 class StageAdd(CallbackData, prefix="sg"):
     tournament_id: RowId
     preset: Code  # a key of service.PRESETS
+
+
+class StageClose(CallbackData, prefix="sc"):
+    tournament_id: RowId
+    number: RowId  # the stage to close: the current one when the card was sent
 
 
 def _factor(value: str) -> str:
@@ -122,7 +131,9 @@ USAGE = N_(
     "Send /stages to see the stages; "
     "<code>/stages add NAME games=N entrants=N</code> (also carry=, weight=, "
     "compensation=on|off, hidden=on|off) to add the next one; "
-    "<code>/stages set NUMBER SETTING=VALUE</code> to change one."
+    "<code>/stages set NUMBER SETTING=VALUE</code> to change one; "
+    "<code>/stages close</code> to close the current one; "
+    "<code>/stages replace NICKNAME</code> for an entrant who withdrew."
 )
 
 
@@ -132,6 +143,8 @@ async def stages_command(
     command: CommandObject,
     tournaments: list[TournamentRow],
     db: Database,
+    i18n: I18n,
+    standings: StandingsService,
     publisher: Publisher,
     bot: Bot,
 ) -> None:
@@ -150,6 +163,24 @@ async def stages_command(
         return
     tournament = tournaments[0]
     verb = words[0].lower()
+    if verb == "close" and len(words) == 1:
+        await _close_card(message, db, standings, tournament)
+        return
+    if verb == "replace" and len(words) == 2:
+        replaced = await service.replace_entrant(
+            db, i18n, standings, publisher, tournament, words[1], user.id
+        )
+        if isinstance(replaced, Refusal):
+            await message.answer(replaced.text())
+            return
+        await message.answer(
+            _("{into} takes the place of {out} (D13); recorded.").format(
+                into=html.escape(replaced.into, quote=False),
+                out=html.escape(replaced.out, quote=False),
+            )
+        )
+        await replaced.follow_up.run(bot)
+        return
     settings = _settings(words[2:])
     if verb == "add" and len(words) >= 2 and settings is not None:
         if "games" not in settings or "entrants" not in settings:
@@ -200,3 +231,66 @@ async def stage_preset(
     await callback.answer()
     await _answer_card(callback.message, db, tournament)
     await done.follow_up.run(bot)
+
+
+async def _close_card(
+    message: Message, db: Database, standings: StandingsService, tournament: TournamentRow
+) -> None:
+    """Who enters the next stage (D13), and the button that closes the current one."""
+    preview = await service.close_preview(db, standings, tournament)
+    if isinstance(preview, Refusal):
+        await message.answer(preview.text())
+        return
+    names = ", ".join(html.escape(name, quote=False) for name in preview.entrants)
+    lines = [
+        _("<b>{title}</b>: closing the {stage} stage.").format(
+            title=html.escape(tournament.title, quote=False),
+            stage=html.escape(stage_name(preview.current.name), quote=False),
+        ),
+        _("Entering the {stage} stage ({count}): {players}.").format(
+            stage=html.escape(stage_name(preview.following.name), quote=False),
+            count=len(preview.entrants),
+            players=names,
+        ),
+    ]
+    markup = None
+    if preview.tied:
+        tied = ", ".join(html.escape(name, quote=False) for name in preview.tied)
+        lines.append(
+            _(
+                "{players} share the place across the cut: draw their lot with /lot first (8.7.5)."
+            ).format(players=tied)
+        )
+    else:
+        data = StageClose(tournament_id=tournament.id, number=preview.current.number)
+        button = InlineKeyboardButton(text=_("Close the stage"), callback_data=data.pack())
+        markup = InlineKeyboardMarkup(inline_keyboard=[[button]])
+    await message.answer("\n".join(lines), reply_markup=markup)
+
+
+@router.callback_query(StageClose.filter(), ChiefJudge(refusal=SETS_STAGES))
+async def stage_close(
+    callback: CallbackQuery,
+    callback_data: StageClose,
+    tournament: TournamentRow,
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    bot: Bot,
+) -> None:
+    closed = await service.close_stage(
+        db, i18n, standings, publisher, tournament, callback_data.number, callback.from_user.id
+    )
+    if isinstance(closed, Refusal):
+        await callback.answer(closed.text(), show_alert=True)
+        return
+    await callback.answer()
+    if isinstance(callback.message, Message):
+        await callback.message.edit_reply_markup(reply_markup=None)
+        await callback.message.answer(
+            _("The {stage} stage is closed; its entrants are told.").format(
+                stage=html.escape(stage_name(closed.preview.current.name), quote=False)
+            )
+        )
+    await closed.follow_up.run(bot)
