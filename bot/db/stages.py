@@ -249,3 +249,26 @@ async def open_protests(conn: Conn, tournament_id: int, number: int) -> list[tup
         (tournament_id, number),
     )
     return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
+
+
+async def seating_entrants(
+    conn: Conn, tournament_id: int, game_id: int | None
+) -> tuple[str, frozenset[int]] | None:
+    """The stage a game is seated for (``game_id``'s own, else the current one) and its
+    entrants' ids; None when anybody may sit (no stages, or the first stage)."""
+    if game_id is not None:
+        number = await fetch_one(
+            conn, "SELECT coalesce(stage, 1) FROM games WHERE id = ?", (game_id,)
+        )
+        wanted = None if number is None else int(number[0])
+    else:
+        wanted = None
+    stages = await list_stages(conn, tournament_id)
+    stage = (
+        current_stage(stages)
+        if wanted is None
+        else next((row for row in stages if row.number == wanted), None)
+    )
+    if stage is None or stage.entrants is None:
+        return None
+    return stage.name, frozenset(e.player_id for e in await entrants_of(conn, stage.id))

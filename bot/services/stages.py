@@ -466,3 +466,12 @@ async def replace_entrant(
             )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)
     return Replaced(nickname, into, FollowUp(notices, publisher, tournament.id, now=True))
+
+
+async def seating_entrants(
+    db: Database, tournament_id: int, game_id: int | None
+) -> tuple[str, frozenset[int]] | None:
+    """Who may sit at a game of the current stage (or of ``game_id``'s stage): its name
+    and its entrants' ids (D13); None when anybody may."""
+    async with db.read() as conn:
+        return await stages_db.seating_entrants(conn, tournament_id, game_id)
