@@ -22,10 +22,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.db.connection import Conn, Database, fetch_one
+from bot.db.connection import Database, fetch_one
 from bot.db.errors import NotFound
 from bot.db.lots import lots_for_tournament
-from bot.db.players import list_players
 from bot.db.scoring_bridge import (
     StoredGame,
     game_stamps,
@@ -34,7 +33,7 @@ from bot.db.scoring_bridge import (
     player_names,
     stamp_game_id,
 )
-from bot.db.stages import StageRow, current_stage, entrants_of, game_stages, list_stages
+from bot.db.stages import StageRow, current_stage, game_stages, list_stages, replacements
 from scoring import (
     Game,
     GameBreakdown,
@@ -213,7 +212,7 @@ class StandingsService:
             replaced: dict[int, dict[str, str]] = {}
             if stage_rows:
                 of_game = await game_stages(conn, tid)
-                replaced = await _replacements(conn, tid, stage_rows)
+                replaced = await replacements(conn, tid, stage_rows)
         # Nothing is changed before everything is read: a failed read leaves the games
         # kept as they were, with the names they were read with.
         self._loaded[tid] = loaded
@@ -238,20 +237,6 @@ class StandingsService:
             return scored.breakdowns(tournament.ruleset, order)
 
         return TournamentStandings(tournament, standings, _compute=breakdowns)
-
-
-async def _replacements(
-    conn: Conn, tid: int, stage_rows: Sequence[StageRow]
-) -> dict[int, dict[str, str]]:
-    """Stage number → withdrawn entrant → who took his place (D13), by nickname."""
-    names = {player.id: player.nickname for player in await list_players(conn, tid)}
-    found: dict[int, dict[str, str]] = {}
-    for row in stage_rows:
-        for entrant in await entrants_of(conn, row.id):
-            if entrant.replaced is not None:
-                out, into = names[entrant.replaced], names[entrant.player_id]
-                found.setdefault(row.number, {})[out] = into
-    return found
 
 
 def _staged(

@@ -8,13 +8,14 @@ decimal strings the chief judge typed (D3, D15); ``Fraction`` reads them back ex
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 from typing import Literal, cast
 
 from bot.db.connection import Conn, fetch_all, fetch_one, insert, run
+from bot.db.games import game_code
 from bot.db.timeutil import opt_from_ts, ts_or_now
 from scoring import Ruleset, Stage
 
@@ -272,3 +273,33 @@ async def seating_entrants(
     if stage is None or stage.entrants is None:
         return None
     return stage.name, frozenset(e.player_id for e in await entrants_of(conn, stage.id))
+
+
+async def replacements(
+    conn: Conn, tournament_id: int, stages: Sequence[StageRow]
+) -> dict[int, dict[str, str]]:
+    """Stage number → withdrawn entrant → who took his place (D13), by nickname."""
+    names = {
+        int(r[0]): str(r[1])
+        for r in await fetch_all(
+            conn, "SELECT id, nickname FROM players WHERE tournament_id = ?", (tournament_id,)
+        )
+    }
+    found: dict[int, dict[str, str]] = {}
+    for row in stages:
+        for entrant in await entrants_of(conn, row.id):
+            if entrant.replaced is not None:
+                out, into = names[entrant.replaced], names[entrant.player_id]
+                found.setdefault(row.number, {})[out] = into
+    return found
+
+
+async def stage_of_games(conn: Conn, tournament_id: int) -> dict[str, int]:
+    """Game code (``R1-T2``) → stage number, of the games that count."""
+    rows = await fetch_all(
+        conn,
+        "SELECT round, table_no, coalesce(stage, 1) FROM games WHERE tournament_id = ?"
+        " AND status <> 'annulled'",
+        (tournament_id,),
+    )
+    return {game_code(int(r[0]), int(r[1])): int(r[2]) for r in rows}
