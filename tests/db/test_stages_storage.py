@@ -59,6 +59,8 @@ async def test_stages_in_order_exact_factors_and_the_current_stage_d15(
     async with db.transaction() as conn:
         await stages_db.set_status(conn, first.id, "closed")
         await stages_db.set_status(conn, final.id, "running")
+        for player in players[:10]:
+            await stages_db.add_entrant(conn, final.id, player, "cut")
         game_id = await save_game(conn, tournament.id, make_draft(players), JUDGE, ENDED)
         assert await stages_db.game_stages(conn, tournament.id) == {game_id: 2}
         assert await stages_db.games_of_stage(conn, tournament.id, 2) == 1
