@@ -47,6 +47,7 @@ from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
 from bot.services.stored_plans import StoredPlan, stored_plan
+from bot.standings import stage_breakdowns
 from scoring import (
     Result,
     Role,
@@ -147,11 +148,7 @@ def _staged(
     """The final standings (D16) and each game's points within its stage (D14)."""
     engine = [row.stage(replaced.get(row.number, {}), scored.lot) for row in stages]
     pairs = [(stages[stage_of.get(g.id, 1) - 1].name, g) for g in scored.games]
-    breakdowns: dict[str, GameBreakdown] = {}
-    for row in stages:
-        own = tuple(g for name, g in pairs if name == row.name)
-        breakdowns |= tournament_breakdowns(Tournament(row.games_per_player, own, scored.lot))
-    return tournament_standings(engine, pairs).final, breakdowns
+    return tournament_standings(engine, pairs).final, stage_breakdowns(stages, pairs)
 
 
 # -- JSON (scoring-contract.md) ------------------------------------------------------------

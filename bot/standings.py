@@ -268,4 +268,25 @@ def _staged(
         tuple(stage_rows),
     )
     model = Tournament(distance=current.games_per_player, games=own, lot=lot)
-    return TournamentStandings(model, staged.stages[index].standings, stage=view)
+    return TournamentStandings(
+        model,
+        staged.stages[index].standings,
+        stage=view,
+        _compute=lambda: stage_breakdowns(stage_rows, pairs),
+    )
+
+
+def stage_breakdowns(
+    stage_rows: Sequence[StageRow], pairs: Sequence[tuple[str, Game]]
+) -> dict[str, GameBreakdown]:
+    """Every game's points within its stage ((stage name, game) ``pairs``): Ci by the
+    stage's B and its own first-night deaths, none with compensation off (D14)."""
+    found: dict[str, GameBreakdown] = {}
+    for row in stage_rows:
+        scored, order = ScoredGames(), []
+        for name, game in pairs:
+            if name == row.name:
+                scored.put(game.id, game)
+                order.append(game.id)
+        found |= scored.breakdowns(row.rules, order)
+    return found

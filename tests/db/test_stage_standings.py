@@ -37,7 +37,8 @@ async def _two_stages(db: Database, tid: int, players: list[int], *, hidden: boo
         await stages_db.set_status(conn, final.id, "running")
         for player in players:
             await stages_db.add_entrant(conn, final.id, player, "cut")
-        await save_game(conn, tid, make_draft(players[1:11], round_no=3), JUDGE, ENDED)
+        final_game = make_draft(players[1:11], round_no=3, result=Result.BLACK, first_killed=1)
+        await save_game(conn, tid, final_game, JUDGE, ENDED)
 
 
 async def test_stage_standings_match_the_engine_d15(
@@ -58,6 +59,10 @@ async def test_stage_standings_match_the_engine_d15(
     assert ts.stage.staged == expected
     assert len(ts.tournament.games) == 1 and ts.tournament.distance == 2  # D14
     assert ts.stage.carried and ts.stage.before == "qualifying"
+    # Every game's points within its stage: the final's red first-killed gets no Ci (D14).
+    breakdowns = ts.breakdowns()
+    assert sorted(breakdowns) == ["R1-T1", "R2-T1", "R3-T1"]
+    assert breakdowns["R3-T1"].seats[0].ci == 0
 
 
 async def test_a_tournament_without_stages_has_no_stage_view(
