@@ -60,9 +60,14 @@ class StageView:
     rows: tuple[StageRow, ...]  # every stage, in order
 
     @property
+    def finished(self) -> bool:
+        """Every stage closed: readers get the final standings (D16)."""
+        return all(row.status == "closed" for row in self.rows)
+
+    @property
     def carried(self) -> bool:
         """Whether the figures hold a part brought from the stage before (D15)."""
-        return self.before is not None and self.row.rules.carry != 0
+        return not self.finished and self.before is not None and self.row.rules.carry != 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +272,14 @@ def _staged(
         staged,
         tuple(stage_rows),
     )
+    if view.finished:  # every stage closed: the tournament's final standings (D16)
+        everything = Tournament(distance=tournament.distance, games=tournament.games, lot=lot)
+        return TournamentStandings(
+            everything,
+            staged.final,
+            stage=view,
+            _compute=lambda: stage_breakdowns(stage_rows, pairs),
+        )
     model = Tournament(distance=current.games_per_player, games=own, lot=lot)
     return TournamentStandings(
         model,

@@ -116,7 +116,9 @@ def stage_name(name: str) -> str:
 
 
 def stage_line(stage: StageView) -> str:
-    """Which stage the standings are of (D13)."""
+    """Which stage the standings are of (D13), or the final standings (D16)."""
+    if stage.finished:
+        return _("The final standings of all {count} stages (D16)").format(count=stage.count)
     return _("Stage {number} of {count}: {name}").format(
         number=stage.row.number, count=stage.count, name=html.escape(stage_name(stage.row.name))
     )

@@ -303,3 +303,13 @@ async def stage_of_games(conn: Conn, tournament_id: int) -> dict[str, int]:
         (tournament_id,),
     )
     return {game_code(int(r[0]), int(r[1])): int(r[2]) for r in rows}
+
+
+async def close_all(conn: Conn, tournament_id: int, *, now: datetime | None = None) -> int:
+    """The tournament finished: every stage ends with it (D17: a hidden one is shown)."""
+    return await run(
+        conn,
+        "UPDATE stages SET status = 'closed', closed_at = ? WHERE tournament_id = ?"
+        " AND status <> 'closed'",
+        (ts_or_now(now), tournament_id),
+    )

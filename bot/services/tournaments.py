@@ -9,7 +9,7 @@ from typing import Literal
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, games, players, staff, tournaments
+from bot.db import audit, games, players, staff, stages, tournaments
 from bot.db.connection import Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import TournamentRow
@@ -139,7 +139,9 @@ async def set_status(
                 else:
                     note = _("Tournament {title} is finished. The final standings: /rating")
             note = note.format(title=quoted_title(after))
-            await publisher.enqueue(conn, tournament.id, note=note)
+            # Every stage ends with the tournament: the final standings of D16 follow.
+            ended = wanted == "finished" and await stages.close_all(conn, tournament.id) > 0
+            await publisher.enqueue(conn, tournament.id, note=note, standings=ended)
             await audit.record(
                 conn, "tournament.status", after.id, after.id, actor_id, before=before, after=after
             )

@@ -110,3 +110,18 @@ async def test_an_open_stage_shows_its_figures_and_the_carried_note_d15(
     with use_language(create_i18n(), "ru"):
         text = live_message("Cup", ts.standings, stage=ts.stage)
     assert "0,5" in text and "(D15)" in text
+
+
+async def test_a_finished_tournament_of_stages_shows_the_final_standings_d16_d17(
+    db: Database, tournament: TournamentRow, players: list[int]
+) -> None:
+    await _two_stages(db, tournament.id, players, hidden=True)
+    async with db.transaction() as conn:
+        assert await stages_db.close_all(conn, tournament.id) == 1
+    ts = await StandingsService(db).get(tournament.id)
+    assert ts.stage is not None and ts.stage.finished
+    assert ts.standings == ts.stage.staged.final and len(ts.tournament.games) == 3
+    with use_language(create_i18n(), "en"):
+        text = live_message("Cup", ts.standings, stage=ts.stage)
+    assert "The final standings of all 2 stages (D16)" in text
+    assert "Total" in text  # the hidden final ended with the tournament (D17)

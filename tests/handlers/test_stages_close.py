@@ -4,9 +4,13 @@ keeps a stage open, and an entrant who withdraws."""
 from __future__ import annotations
 
 from bot.db import stages as stages_db
+from bot.db import tournaments as tournaments_db
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.protests import add_protest
+from bot.i18n import use_language
+from bot.services import Refusal
+from bot.services.tournaments import set_status
 from scoring.model import Result
 from tests.handlers.rating_fixtures import (
     CHAT,
@@ -134,3 +138,20 @@ async def test_d13_a_withdrawn_entrant_is_replaced_by_the_next_one(
     await harness.say(chief, "/stages replace P2")
     assert "P2 is not an entrant" in (harness.session.last_text(CHIEF) or "")
     assert not any("close" in (a or "") for a in answers(harness))
+
+
+async def test_d16_d17_finishing_the_tournament_ends_every_stage(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await _qualified(db, harness, 9)
+    async with db.read() as conn:
+        tournament = await tournaments_db.require_tournament(conn, world.tournament_id)
+    i18n = harness.dispatcher["i18n"]
+    with use_language(i18n, "en"):
+        done = await set_status(
+            db, i18n, harness.dispatcher["publisher"], tournament, "finished", CHIEF
+        )
+    assert not isinstance(done, Refusal)
+    async with db.read() as conn:
+        found = await stages_db.list_stages(conn, world.tournament_id)
+    assert [stage.status for stage in found] == ["closed", "closed"]
