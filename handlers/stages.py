@@ -166,9 +166,10 @@ async def stages_command(
     if verb == "close" and len(words) == 1:
         await _close_card(message, db, standings, tournament)
         return
-    if verb == "replace" and len(words) == 2:
+    if verb == "replace" and len(words) >= 2:
+        nickname = (command.args or "").split(maxsplit=1)[1].strip()  # may hold spaces
         replaced = await service.replace_entrant(
-            db, i18n, standings, publisher, tournament, words[1], user.id
+            db, i18n, standings, publisher, tournament, nickname, user.id
         )
         if isinstance(replaced, Refusal):
             await message.answer(replaced.text())

@@ -90,12 +90,7 @@ def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | 
     for key, text in settings.items():
         found: object
         if key == "name":
-            found = (
-                text
-                if 1 <= len(text) <= NAME_MAX
-                else Refusal(N_("A stage's name is 1 to 32 characters."))
-            )
-            changes["name"] = found
+            changes["name"] = found = text  # its length: _check
         elif key in ("games", "entrants"):
             changes["games_per_player" if key == "games" else key] = found = _whole(text, key)
         elif key in ("carry", "weight"):
@@ -128,6 +123,8 @@ async def _players_before(conn: Conn, tournament: TournamentRow, rows: Sequence[
 
 
 def _check(spec: StageSpec, first: bool, before: int, names: Sequence[str]) -> Refusal | None:
+    if not 1 <= len(spec.name) <= NAME_MAX:
+        return Refusal(N_("A stage's name is 1 to 32 characters."))
     if first and spec.entrants is not None:
         return Refusal(
             N_("The first stage's entrants are all players (D13): it takes no entrants.")

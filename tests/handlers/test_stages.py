@@ -75,6 +75,7 @@ async def test_d13_d15_bad_input_is_refused_and_stores_nothing(
         "/stages add semi games=2 entrants=10 colour=red": "Unknown setting colour",
         "/stages add qualifying games=2 entrants=10": "has a stage named qualifying",
         "/stages set 1 games=3": "no stage 1",
+        f"/stages add {'x' * 33} games=2 entrants=10": "name is 1 to 32 characters",
     }
     for command, words in refusals.items():
         await harness.say(chief, command)

@@ -137,6 +137,8 @@ async def test_d13_a_withdrawn_entrant_is_replaced_by_the_next_one(
     assert any("in place of P11, who withdrew" in t for t in harness.session.sent_texts(CHAT))
     await harness.say(chief, "/stages replace P2")
     assert "P2 is not an entrant" in (harness.session.last_text(CHIEF) or "")
+    await harness.say(chief, "/stages replace Mister X")  # a nickname with a space
+    assert "Mister X is not an entrant" in (harness.session.last_text(CHIEF) or "")
     assert not any("close" in (a or "") for a in answers(harness))
 
 
