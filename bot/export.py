@@ -17,8 +17,8 @@ import csv
 import html
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -31,12 +31,14 @@ from bot.db import games as games_repo
 from bot.db import players as players_repo
 from bot.db import protests as protests_repo
 from bot.db import seating as seating_repo
+from bot.db import stages as stages_repo
 from bot.db import tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import NotFound
 from bot.db.games import GameRecord
 from bot.db.protests import ProtestRow
 from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.stages import StageRow
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
 from bot.i18n import caller_language
@@ -45,11 +47,18 @@ from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
 from bot.services.stored_plans import StoredPlan, stored_plan
+from bot.standings import stage_breakdowns
 from bot.vocabulary import result_name, role_name
-from scoring import b_value, compute_standings, tournament_breakdowns
+from scoring import (
+    Tournament,
+    b_value,
+    compute_standings,
+    tournament_breakdowns,
+    tournament_standings,
+)
 
 if TYPE_CHECKING:
-    from scoring import Game, GameBreakdown, SeatPoints, Standings, Tournament
+    from scoring import Game, GameBreakdown, SeatPoints, Standings
 
 CSV_COLUMNS = (
     "place",
@@ -84,6 +93,11 @@ class ExportData:
     protests: dict[int, list[ProtestRow]]
     people: dict[int, UserRow]
     plan: StoredPlan | None  # the accepted seating plan
+    # The stages (D13-D15; none: one stage over the distance), the stage number of each
+    # game that counts (by code) and each stage's replacements by number.
+    stages: tuple[StageRow, ...] = ()
+    stage_of: dict[str, int] = field(default_factory=dict)
+    replaced: dict[int, dict[str, str]] = field(default_factory=dict)
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -103,16 +117,37 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         plan = None
         if plan_row is not None:
             plan = stored_plan(plan_row, await players_repo.list_players(conn, tournament_id))
+        stages = tuple(await stages_repo.list_stages(conn, tournament_id))
+        stage_of = await stages_repo.stage_of_games(conn, tournament_id) if stages else {}
+        replaced = await stages_repo.replacements(conn, tournament_id, stages)
+    standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
+    if stages:
+        standings, breakdowns = _staged(scored, stages, stage_of, replaced)
     return ExportData(
         tournament=tournament,
         scored=scored,
-        standings=compute_standings(scored),
-        breakdowns=tournament_breakdowns(scored),
+        standings=standings,
+        breakdowns=breakdowns,
         games=games,
         protests=protests,
         people=people,
         plan=plan,
+        stages=stages,
+        stage_of=stage_of,
+        replaced=replaced,
     )
+
+
+def _staged(
+    scored: Tournament,
+    stages: Sequence[StageRow],
+    stage_of: Mapping[str, int],
+    replaced: Mapping[int, Mapping[str, str]],
+) -> tuple[Standings, dict[str, GameBreakdown]]:
+    """The final standings (D16) and each game's points within its stage (D14)."""
+    engine = [row.stage(replaced.get(row.number, {}), scored.lot) for row in stages]
+    pairs = [(stages[stage_of.get(g.id, 1) - 1].name, g) for g in scored.games]
+    return tournament_standings(engine, pairs).final, stage_breakdowns(stages, pairs)
 
 
 # -- JSON (scoring-contract.md) ------------------------------------------------------------
@@ -141,13 +176,34 @@ def game_json(game: Game) -> dict[str, Any]:
     }
 
 
+def stage_json(row: StageRow, replaced: Mapping[str, str], lot: Sequence[str]) -> dict[str, Any]:
+    """A stage as the contract's ``stages[]`` (D13-D15); factors as exact decimal strings."""
+    found: dict[str, Any] = {"id": row.name, "games_per_player": row.games_per_player}
+    if row.entrants is not None:
+        found |= {"entrants": row.entrants, "replaced": dict(replaced)}
+    return found | {
+        "carry": row.carry,
+        "weight": row.weight,
+        "compensation": row.compensation,
+        "lot": list(lot),  # one lot, drawn once per tied group: it orders only the tied
+    }
+
+
 def tournament_json(data: ExportData) -> bytes:
-    document = {
+    document: dict[str, Any] = {
         "title": data.tournament.title,  # not in the contract; the engine ignores it
         "distance": data.scored.distance,
         "lot": list(data.scored.lot),
         "games": [game_json(game) for game in data.scored.games],
     }
+    if data.stages:
+        lot = data.scored.lot
+        document["stages"] = [
+            stage_json(row, data.replaced.get(row.number, {}), lot) for row in data.stages
+        ]
+        names = {row.number: row.name for row in data.stages}
+        for game in document["games"]:
+            game["stage"] = names[data.stage_of.get(game["id"], 1)]
     return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
 
 

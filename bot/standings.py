@@ -33,23 +33,52 @@ from bot.db.scoring_bridge import (
     player_names,
     stamp_game_id,
 )
+from bot.db.stages import StageRow, current_stage, game_stages, list_stages, replacements
 from bot.db.tournaments import TournamentRow
 from scoring import (
     Game,
     GameBreakdown,
     ScoredGames,
+    Stage,
+    StagedStandings,
     Standings,
     Tournament,
+    cut,
     tournament_breakdowns,
+    tournament_standings,
 )
 
 _HEAD_SQL = "SELECT distance, roster_version FROM tournaments WHERE id = ?"
 
 
 @dataclass(frozen=True, slots=True)
+class StageView:
+    """The current stage of a tournament of stages (D13-D17), as readers show it."""
+
+    row: StageRow
+    count: int  # stages in all
+    before: str | None  # the name of the stage before; None for the first
+    staged: StagedStandings  # every stage's standings and the final ones (D16)
+    rows: tuple[StageRow, ...]  # every stage, in order
+
+    @property
+    def finished(self) -> bool:
+        """Every stage closed: readers get the final standings (D16)."""
+        return all(row.status == "closed" for row in self.rows)
+
+    @property
+    def carried(self) -> bool:
+        """Whether the figures hold a part brought from the stage before (D15)."""
+        return not self.finished and self.before is not None and self.row.rules.carry != 0
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentStandings:
-    tournament: Tournament  # the games that count, in round/table order
-    standings: Standings
+    # The games that count, in round/table order; with stages, the current stage's games
+    # under its distance (D14).
+    tournament: Tournament
+    standings: Standings  # with stages, the current stage's standings (D15)
+    stage: StageView | None = field(default=None, kw_only=True)  # None: no stages
     # What computes breakdowns() the first time (by default, from ``tournament``).
     _compute: Callable[[], dict[str, GameBreakdown]] | None = field(
         default=None, repr=False, compare=False, kw_only=True
@@ -80,7 +109,16 @@ def lot_due(tournament: TournamentRow, ts: TournamentStandings) -> bool:
     if tournament.status == "finished":
         return True
     rows = ts.standings.rows
-    return bool(rows) and all(row.games >= ts.tournament.distance for row in rows)
+    if not rows:
+        return False
+    distance = ts.tournament.distance
+    stage = ts.stage
+    if stage is not None:  # D13, D14: the current stage's distance, and its cut
+        distance = stage.row.games_per_player
+        following = [r for r in stage.rows if r.number == stage.row.number + 1]
+        if following and following[0].entrants and cut(ts.standings, following[0].entrants).tied:
+            return True  # the lot decides who enters the next stage
+    return all(row.games >= distance for row in rows)
 
 
 class _Loaded:
@@ -197,6 +235,12 @@ class StandingsService:
             else:
                 read = []
             lots = await lots_for_tournament(conn, tid)
+            stage_rows = await list_stages(conn, tid)
+            of_game: dict[int, int] = {}
+            replaced: dict[int, dict[str, str]] = {}
+            if stage_rows:
+                of_game = await game_stages(conn, tid)
+                replaced = await replacements(conn, tid, stage_rows)
         # Nothing is changed before everything is read: a failed read leaves the games
         # kept as they were, with the names they were read with.
         self._loaded[tid] = loaded
@@ -209,6 +253,8 @@ class StandingsService:
         tournament = Tournament(
             distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
         )
+        if stage_rows:
+            return _staged(stage_rows, tournament, loaded.ids, of_game, replaced)
         scored, order = loaded.scored, tuple(loaded.ids)
         standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
         changes = scored.changes
@@ -219,3 +265,64 @@ class StandingsService:
             return scored.breakdowns(tournament.ruleset, order)
 
         return TournamentStandings(tournament, standings, _compute=breakdowns)
+
+
+def _staged(
+    stage_rows: Sequence[StageRow],
+    tournament: Tournament,
+    ids: Sequence[int],
+    of_game: Mapping[int, int],
+    replaced: Mapping[int, Mapping[str, str]],
+) -> TournamentStandings:
+    """Every stage by the engine (D13-D16); the current stage's standings for readers.
+    Recomputed whole: a tournament of stages plays its later stages on few tables."""
+    lot = tournament.lot  # one merged lot: it orders only players still tied (D12)
+    stages: list[Stage] = [row.stage(replaced.get(row.number, {}), lot) for row in stage_rows]
+    by_number = {row.number: row.name for row in stage_rows}
+    pairs = [
+        (by_number.get(of_game.get(game_id, 1), ""), game)
+        for game_id, game in zip(ids, tournament.games, strict=True)
+    ]
+    staged = tournament_standings(stages, pairs)  # InvalidGameError: a game's rules or D13
+    current = current_stage(list(stage_rows))
+    assert current is not None
+    index = current.number - 1
+    own = tuple(game for (name, game) in pairs if name == current.name)
+    view = StageView(
+        current,
+        len(stage_rows),
+        stage_rows[index - 1].name if index else None,
+        staged,
+        tuple(stage_rows),
+    )
+    if view.finished:  # every stage closed: the tournament's final standings (D16)
+        everything = Tournament(distance=tournament.distance, games=tournament.games, lot=lot)
+        return TournamentStandings(
+            everything,
+            staged.final,
+            stage=view,
+            _compute=lambda: stage_breakdowns(stage_rows, pairs),
+        )
+    model = Tournament(distance=current.games_per_player, games=own, lot=lot)
+    return TournamentStandings(
+        model,
+        staged.stages[index].standings,
+        stage=view,
+        _compute=lambda: stage_breakdowns(stage_rows, pairs),
+    )
+
+
+def stage_breakdowns(
+    stage_rows: Sequence[StageRow], pairs: Sequence[tuple[str, Game]]
+) -> dict[str, GameBreakdown]:
+    """Every game's points within its stage ((stage name, game) ``pairs``): Ci by the
+    stage's B and its own first-night deaths, none with compensation off (D14)."""
+    found: dict[str, GameBreakdown] = {}
+    for row in stage_rows:
+        scored, order = ScoredGames(), []
+        for name, game in pairs:
+            if name == row.name:
+                scored.put(game.id, game)
+                order.append(game.id)
+        found |= scored.breakdowns(row.rules, order)
+    return found

@@ -13,6 +13,7 @@ import html
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aiogram.utils.i18n import gettext as _
 
@@ -20,6 +21,7 @@ from bot.i18n import N_
 from bot.rating_format import (
     MESSAGE_LIMIT,
     Pages,
+    decimal_point,
     display_width,
     fit,
     place_labels,
@@ -29,6 +31,9 @@ from bot.rating_format import (
     utf16_len,
 )
 from scoring import StandingRow, Standings
+
+if TYPE_CHECKING:
+    from bot.standings import StageView
 
 TOP = 20  # rows of /rating; /rating all shows everyone
 LIVE_ROWS = 50  # rows of the group's live standings message; the rest: /rating all
@@ -105,6 +110,55 @@ def standings_table(
     return TableText(line(heads, pad), [line(c, m) for c, m in zip(cells, marks, strict=True)])
 
 
+# ------------------------------------------------------------------------- the stages
+
+# The names of the preset stages, stored untranslated and shown in the reader's language.
+STAGE_NAMES = {
+    "qualifying": N_("qualifying"),
+    "semifinal": N_("semifinal"),
+    "final": N_("final"),
+}
+
+
+def stage_name(name: str) -> str:
+    return _(STAGE_NAMES[name]) if name in STAGE_NAMES else name
+
+
+def stage_line(stage: StageView) -> str:
+    """Which stage the standings are of (D13), or the final standings (D16)."""
+    if stage.finished:
+        return _("The final standings of all {count} stages").format(count=stage.count)
+    return _("Stage {number} of {count}: {name}").format(
+        number=stage.row.number, count=stage.count, name=html.escape(stage_name(stage.row.name))
+    )
+
+
+def carried_note(stage: StageView) -> str | None:
+    """D15: the figures hold carry × those brought from the stage before."""
+    if not stage.carried or stage.before is None:
+        return None
+    return _("Figures include {carry} × those brought from the {before} stage.").format(
+        carry=stage.row.carry.replace(".", decimal_point()),
+        before=html.escape(stage_name(stage.before)),
+    )
+
+
+def hidden_lines(standings: Standings) -> list[str]:
+    """D17: games played, no points or places; by nickname, so the order tells nothing."""
+    rows = sorted(standings.rows, key=lambda row: row.player.casefold())
+    width = max((display_width(row.player) for row in rows), default=1)
+    width = min(width, NAME_WIDTH)
+    lines = [html.escape(f"{fit(row.player, width)} {row.games}", quote=False) for row in rows]
+    return [
+        _("The standings of this stage are hidden until it ends. Games played:"),
+        "<pre>" + "\n".join(lines) + "</pre>",
+    ]
+
+
+def hidden(stage: StageView | None) -> bool:
+    return stage is not None and stage.row.hidden and stage.row.status != "closed"
+
+
 # ------------------------------------------------------------- the group's live message
 
 
@@ -117,18 +171,27 @@ def live_message(
     lot_due: bool = False,
     max_rows: int = LIVE_ROWS,
     limit: int = MESSAGE_LIMIT,
+    stage: StageView | None = None,
 ) -> str:
     """The group's live standings message: the /rating table (place, nickname, total,
     extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters;
     players of games that may still change (``pending``: points awaiting approval,
-    open protests) marked as in /rating.
-    Shared places are said to wait for the lot only when it is due
-    (``bot.standings.lot_due``)."""
+    open protests) marked as in /rating. Shared places are said to wait for the lot
+    only when it is due (``bot.standings.lot_due``). With stages, the current stage's;
+    a hidden one (D17) shows games played only."""
     rows = standings.rows
-    head = f"<b>{html.escape(title)}</b>\n" + standings_after(_games_played(standings))
+    head = f"<b>{html.escape(title)}</b>\n"
+    if stage is not None:
+        head += stage_line(stage) + "\n"
+    head += standings_after(_games_played(standings))
     if not rows:
         return head + "\n" + _("No games counted yet.")
+    if hidden(stage):
+        return "\n".join([head, *hidden_lines(standings)])
     notes = []
+    carried = None if stage is None else carried_note(stage)
+    if carried is not None:
+        notes.append(carried)
     if pending:
         notes.append(pending_note(pending))
     elif standings.pending_games:
@@ -207,17 +270,26 @@ def rating_block(
     pending: Mapping[str, PendingGame],
     pending_players: Collection[str],
     lot_due: bool = False,
+    stage: StageView | None = None,
+    reveal: bool = True,
 ) -> None:
     """/rating's standings of one tournament: title, scope, table and notes.
 
     ``games``: the games counted; ``pending``: the counted games that may still change,
     ``pending_players`` those who played them (marked in the table); ``lot_due``: shared
-    places wait for the lot (``bot.standings.lot_due``).
+    places wait for the lot (``bot.standings.lot_due``). With stages, the current
+    stage's; a hidden one (D17) shows games played only, unless ``reveal`` (judges and
+    the chief judge).
     """
     rows = standings.rows
     head = f"<b>{html.escape(title, quote=False)}</b>"
+    if stage is not None:
+        head += "\n" + stage_line(stage)
     if not rows:
         pages.text(head + "\n" + _("No games have been recorded yet."))
+        return
+    if hidden(stage) and not reveal:
+        pages.text("\n".join([head, *hidden_lines(standings)]))
         return
     shown = rows if show_all else rows[:TOP]
     if len(shown) < len(rows):
@@ -235,6 +307,11 @@ def rating_block(
     table = standings_table(shown, all_places=places, pending_players=pending_players)
     pages.table(table.header, table.rows)
     notes = []
+    carried = None if stage is None else carried_note(stage)
+    if carried is not None:
+        notes.append(carried)
+    if hidden(stage):
+        notes.append(_("Hidden from the group and the players until the stage ends."))
     if lot_due and len(set(places)) < len(places):
         notes.append(ties_note())
     if pending:

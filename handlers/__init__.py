@@ -24,6 +24,7 @@ from handlers import (
     rating,
     seating,
     staff,
+    stages,
     tournaments,
 )
 
@@ -50,6 +51,7 @@ def _root() -> Router:
         protests.router,
         lots.router,
         seating.router,
+        stages.router,
         backup.router,
         common.router,
     )

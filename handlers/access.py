@@ -180,6 +180,7 @@ COMMANDS: Mapping[str, Access] = {
             "plan there."
         ),
     ),
+    "stages": Access("chief", BOTH, about=N_("Stages: semifinal, final (chief)"), menus=PRIVATE),
     "backup": _private("operator", N_("Database backup (operators)")),
 }
 
@@ -220,6 +221,8 @@ CALLBACKS: Mapping[str, Access] = {
     "sn": Access("chief", PRIVATE),  # seating: start a plan
     "st": Access("chief", PRIVATE),  # seating: how many tables
     "so": Access("chief", PRIVATE),  # seating: the offer (accept, regenerate)
+    "sg": Access("chief", BOTH),  # /stages: add a preset stage (D13)
+    "sc": Access("chief", BOTH),  # /stages close: close the current stage (D13)
 }
 
 

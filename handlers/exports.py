@@ -36,6 +36,7 @@ from bot.services.records import Database, NotFound, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
 from bot.standings import StandingsService
+from bot.standings_text import hidden
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, GroupTournament, picker
@@ -211,6 +212,11 @@ async def _send_image(
     if not current.standings.rows:
         await message.answer(
             html.escape(tournament.title) + "\n" + _("No games counted yet.")
+        )
+        return
+    if hidden(current.stage):
+        await message.answer(
+            _("The standings of this stage are hidden until it ends; no picture.")
         )
         return
     try:

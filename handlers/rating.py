@@ -17,9 +17,10 @@ from aiogram.utils.i18n import gettext as _
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
 from bot.services.records import Database, PlayerRow, TournamentRow
+from bot.services.staff import staff_tournaments
 from bot.services.tournaments import chat_tournament
 from bot.standings import StandingsService, TournamentStandings, lot_due
-from bot.standings_text import TOP, rating_block
+from bot.standings_text import TOP, hidden, rating_block
 from scoring import InvalidGameError
 
 router = Router(name="rating")
@@ -56,8 +57,10 @@ async def render_standings(
     ts: TournamentStandings,
     *,
     show_all: bool,
+    reveal: bool = False,
 ) -> Unsettled:
-    """Title, table and notes of one tournament; returns its games that may change."""
+    """Title, table and notes of one tournament; returns its games that may change.
+    ``reveal``: the reader is its judge or chief judge, who sees a hidden stage (D17)."""
     found = await unsettled(db, tournament.id, ts)
     rating_block(
         pages,
@@ -68,6 +71,8 @@ async def render_standings(
         pending=found.games,
         pending_players=found.players,
         lot_due=lot_due(tournament, ts),
+        stage=ts.stage,
+        reveal=reveal,
     )
     return found
 
@@ -118,6 +123,7 @@ async def _private(
     user = message.from_user
     assert user is not None  # the identity middleware lets only real senders through
     chosen = await tournaments_of(db, user.id)
+    staffed = {s.tournament.id for s in await staff_tournaments(db, user.id)}
     if not chosen:
         await message.answer(_("You are not in any tournament yet. Join one with /join NICKNAME."))
         return
@@ -125,8 +131,9 @@ async def _private(
         pages = Pages()
         try:
             ts = await standings.get(tournament.id)
-            await render_standings(pages, db, tournament, ts, show_all=show_all)
-            if player is not None:
+            reveal = tournament.id in staffed
+            await render_standings(pages, db, tournament, ts, show_all=show_all, reveal=reveal)
+            if player is not None and (reveal or not hidden(ts.stage)):
                 _render_player(pages, ts, player, await games_of(db, ts, player))
         except InvalidGameError as error:
             await message.answer(

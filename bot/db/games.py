@@ -413,6 +413,29 @@ async def _check_players(conn: Conn, tournament_id: int, draft: GameDraft) -> No
             raise InvalidDraft(f"seat {number}: player {found[0]} is not confirmed ({found[1]})")
 
 
+# D13: only a stage's entrants play its games. The stage: the game's own (a correction),
+# else the first not closed (a new game); the first stage (no entrants stored) takes all.
+_STRANGERS_SQL = """
+SELECT p.nickname, s.name FROM stages s JOIN players p ON p.tournament_id = s.tournament_id
+WHERE s.tournament_id = ? AND s.entrants IS NOT NULL
+  AND s.number = coalesce(?, (SELECT min(number) FROM stages
+                              WHERE tournament_id = s.tournament_id AND status <> 'closed'))
+  AND p.id IN (SELECT value FROM json_each(?))
+  AND p.id NOT IN (SELECT player_id FROM stage_entrants WHERE stage_id = s.id)
+ORDER BY p.nickname
+"""
+
+
+async def _check_entrants(
+    conn: Conn, tournament_id: int, draft: GameDraft, stage: int | None
+) -> None:
+    ids = json.dumps([s.player_id for s in draft.seats])
+    rows = await fetch_all(conn, _STRANGERS_SQL, (tournament_id, stage, ids))
+    if rows:
+        names = ", ".join(r[0] for r in rows)
+        raise InvalidDraft(f"{names}: not among the entrants of the {rows[0][1]} stage (D13)")
+
+
 def _game_values(draft: GameDraft) -> tuple[Any, ...]:
     return (
         draft.round,
@@ -513,6 +536,7 @@ async def save_game(
     if taken is not None:
         raise DuplicateTable(draft.round, draft.table_no, taken)
     await _check_players(conn, tournament_id, draft)
+    await _check_entrants(conn, tournament_id, draft, None)
     at = ts_or_now(now)
     game_id = await insert(
         conn,
@@ -520,6 +544,14 @@ async def save_game(
         " first_killed, best_move, best_move_hint, judge_id, draft_id, ended_at, created_at,"
         " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (tournament_id, *_game_values(draft), judge_id, draft.draft_id, to_ts(ended_at), at, at),
+    )
+    # The game belongs to the current stage (D13): the first one not closed; NULL (the
+    # first stage) for a tournament without stages.
+    await run(
+        conn,
+        "UPDATE games SET stage = (SELECT number FROM stages WHERE tournament_id = ?"
+        " AND status <> 'closed' ORDER BY number LIMIT 1) WHERE id = ?",
+        (tournament_id, game_id),
     )
     await _write_seats(conn, game_id, tournament_id, draft, set())
     await _sync_approvals(conn, game_id, draft, set(), at)
@@ -549,6 +581,8 @@ async def update_game(
     if taken is not None:
         raise DuplicateTable(draft.round, draft.table_no, taken)
     await _check_players(conn, tid, draft)
+    stage = await fetch_val(conn, "SELECT coalesce(stage, 1) FROM games WHERE id = ?", (game_id,))
+    await _check_entrants(conn, tid, draft, int(stage))
     at = ts_or_now(now)
     await run(
         conn,

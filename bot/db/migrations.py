@@ -423,6 +423,45 @@ ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
     CHECK (text_posted IN (0, 1));
 """
 
+# Version 10: the stages of a tournament (RULES.md D13-D17). A tournament without rows
+# here is one stage over its distance, as before. Stage 1 takes all players (entrants
+# NULL); a later one the top N of the stage before, stored in stage_entrants when the
+# stage before closes. carry and weight are exact decimal strings (D3, D15). A game's
+# stage is its stage number; NULL is the first stage (every game saved before v9).
+_V10_STAGES = """
+CREATE TABLE stages (
+    id               INTEGER PRIMARY KEY,
+    tournament_id    INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    number           INTEGER NOT NULL CHECK (number >= 1),
+    name             TEXT    NOT NULL CHECK (length(trim(name)) BETWEEN 1 AND 64),
+    games_per_player INTEGER NOT NULL CHECK (games_per_player >= 1),
+    entrants         INTEGER CHECK (entrants >= 1),
+    carry            TEXT    NOT NULL DEFAULT '0' CHECK (length(carry) BETWEEN 1 AND 32),
+    weight           TEXT    NOT NULL DEFAULT '1' CHECK (length(weight) BETWEEN 1 AND 32),
+    compensation     INTEGER NOT NULL DEFAULT 1 CHECK (compensation IN (0, 1)),
+    hidden           INTEGER NOT NULL DEFAULT 0 CHECK (hidden IN (0, 1)),
+    status           TEXT    NOT NULL DEFAULT 'planned'
+                     CHECK (status IN ('planned', 'running', 'closed')),
+    closed_at        INTEGER,
+    CHECK ((number = 1) = (entrants IS NULL)),
+    CHECK ((status = 'closed') = (closed_at IS NOT NULL)),
+    UNIQUE (tournament_id, number)
+);
+
+CREATE TABLE stage_entrants (
+    stage_id  INTEGER NOT NULL REFERENCES stages (id) ON DELETE CASCADE,
+    player_id INTEGER NOT NULL REFERENCES players (id),
+    -- cut: in the top N; lot: the stage before's lot at the cut (8.7.5); replacement: the
+    -- next one in for a withdrawn entrant (D13), who is ``replaced``
+    entered   TEXT    NOT NULL CHECK (entered IN ('cut', 'lot', 'replacement')),
+    replaced  INTEGER REFERENCES players (id),
+    CHECK ((entered = 'replacement') = (replaced IS NOT NULL)),
+    PRIMARY KEY (stage_id, player_id)
+) WITHOUT ROWID;
+
+ALTER TABLE games ADD COLUMN stage INTEGER CHECK (stage >= 1);
+"""
+
 
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
@@ -434,6 +473,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V7_WITHDRAWN_PLAYERS,
     _v8_invite_digests,
     _V9_SEATING_TEXT_POSTED,
+    _V10_STAGES,
 )
 LATEST = len(MIGRATIONS)
 

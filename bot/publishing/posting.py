@@ -38,7 +38,7 @@ from bot.seating_text import (
 from bot.services.rating import unsettled
 from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService, lot_due
-from bot.standings_text import Picture, live_message, picture, round_caption
+from bot.standings_text import Picture, hidden, live_message, picture, round_caption
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -227,6 +227,7 @@ class GroupPoster:
         text = live_message(
             tournament.title, current.standings, pending=found.games, pending_players=found.players,
             lot_due=lot_due(tournament, current),
+            stage=current.stage,
         )
         digest = _digest(text)
         message_id = tournament.standings_message_id
@@ -277,6 +278,8 @@ class GroupPoster:
         )
         if complete is None or complete in pictured:
             return
+        if hidden((await self._standings.get(tournament.id)).stage):
+            return  # D17: a hidden stage's figures are not drawn for the group
         images, _shown = await self._draw(tournament)
         caption = round_caption(tournament.title, complete)
         assert tournament.chat_id is not None

@@ -13,6 +13,7 @@ from bot.db.games import ApprovalRow, GameDraft, GameRecord, SeatDraft
 from bot.db.players import MAX_NICKNAME, PlayerRow
 from bot.db.protests import ProtestRow
 from bot.db.scoring_bridge import game_from_draft, game_from_record
+from bot.db.stages import StageRow, StageSpec
 from bot.db.timeutil import from_ts, to_ts, utcnow
 from bot.db.tournaments import (
     CHIEF,
@@ -39,6 +40,8 @@ __all__ = [
     "ProtestRow",
     "SeatDraft",
     "StaffRole",
+    "StageRow",
+    "StageSpec",
     "TournamentRow",
     "from_ts",
     "game_from_draft",

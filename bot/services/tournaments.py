@@ -10,7 +10,7 @@ from typing import Literal
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import audit, games, players, protests, staff, tournaments
+from bot.db import audit, games, players, protests, staff, stages, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import TournamentRow
@@ -180,7 +180,10 @@ async def set_status(
                 else:
                     note = _("Tournament {title} is finished. The final standings: /rating")
             note = note.format(title=quoted_title(after))
-            # Finished, the standings' shared places now wait for the lot: say so there.
+            # Every stage ends with the tournament (D16), and the standings' shared places
+            # now wait for the lot: the final standings say so.
+            if wanted == "finished":
+                await stages.close_all(conn, tournament.id)
             await publisher.enqueue(
                 conn, tournament.id, note=note, standings=wanted == "finished"
             )

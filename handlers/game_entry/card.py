@@ -79,6 +79,8 @@ class View:
     # (i, B, Ci) of the first-killed player over the tournament (8.6.1, D1)
     ci_info: tuple[int, int, Fraction] | None = None
     original_code: str = ""
+    # The stage being seated and its entrants (D13); None: anybody on the roster may sit.
+    entrants: tuple[str, frozenset[int]] | None = None
 
     def nickname(self, player_id: int | None) -> str:
         if player_id is None:

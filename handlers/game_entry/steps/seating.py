@@ -13,9 +13,10 @@ import re
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.services import Refusal, card_reads
+from bot.services import Refusal, card_reads, stages
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
 from bot.services.stored_plans import elsewhere_in_round
+from bot.standings_text import stage_name
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, refusal_text
 from handlers.game_entry.context import Ctx
@@ -86,6 +87,7 @@ def candidates(d: Draft, view: View) -> list[int]:
         row
         for row in view.players.values()
         if (row.plays_on or row.id in d.added)
+        and (view.entrants is None or row.id in view.entrants[1])  # D13
         and row.id not in seated
         and query in row.nickname.casefold()
     ]
@@ -175,6 +177,9 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
         return _("{player} is withdrawn from the tournament: choose another player.").format(
             player=html.escape(row.nickname)
         )
+    refusal = await _not_entrant(ctx, d, [row.nickname], [player_id])
+    if refusal is not None:
+        return refusal
     seat = d.seat_of(player_id)
     if seat is not None:
         return _("{player} already sits at seat {seat}; a player sits only once.").format(
@@ -183,8 +188,27 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
     return None
 
 
+async def _not_entrant(
+    ctx: Ctx, d: Draft, names: list[str], player_ids: list[int]
+) -> str | None:
+    """D13: only the stage's entrants play its games."""
+    entrants = await stages.seating_entrants(ctx.db, d.tid, d.game_id)
+    if entrants is None:
+        return None
+    stage, allowed = entrants
+    strangers = [name for name, pid in zip(names, player_ids, strict=True) if pid not in allowed]
+    if not strangers:
+        return None
+    text = _("Not among the entrants of the {stage} stage: {names}. Nothing was changed.")
+    return text.format(
+        stage=html.escape(stage_name(stage)), names=", ".join(html.escape(n) for n in strangers)
+    )
+
+
 async def load(ctx: Ctx, d: Draft, view: View) -> None:
-    """Who plays this round at another table (read once per change of the database)."""
+    """Who plays this round at another table: saved there, or planned there by the
+    accepted seating plan (read once per change of the database); the stage's entrants."""
+    view.entrants = await stages.seating_entrants(ctx.db, d.tid, d.game_id)
     if d.round is not None:
         view.busy.update(await elsewhere_in_round(ctx.db, d.tid, d.round, d.table, d.game_id))
 
@@ -299,6 +323,7 @@ async def paste(ctx: Ctx, d: Draft, lines: list[str]) -> str | None:
             count=len(lines)
         )
     chosen: list[int] = []
+    names: list[str] = []
     unknown: list[str] = []
     unconfirmed: list[str] = []
     # Each line as typed, and without a "3." or "3)" seat number before it.
@@ -313,7 +338,10 @@ async def paste(ctx: Ctx, d: Draft, lines: list[str]) -> str | None:
             unconfirmed.append(row.nickname)
         else:
             chosen.append(row.id)
-    refusal = _paste_refusal(chosen, unknown, unconfirmed)
+            names.append(row.nickname)
+    refusal = _paste_refusal(chosen, unknown, unconfirmed) or await _not_entrant(
+        ctx, d, names, chosen
+    )
     if refusal is not None:
         return refusal
     d.players = list(chosen)

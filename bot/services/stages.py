@@ -1,0 +1,474 @@
+"""Stages (RULES.md D13-D17): the chief judge adds the next stage (a preset or typed
+values), changes a stage until its first game is saved, and closes the current one.
+
+A tournament without stages is one stage over its distance; adding the first later
+stage also stores that first one (the qualifying, all players, running), so every
+game saved before stays in it (games.stage NULL is the first stage).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from decimal import Decimal, InvalidOperation
+
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.db import players as players_db
+from bot.db import stages as stages_db
+from bot.db.audit import record
+from bot.db.connection import Conn, Database
+from bot.db.games import game_code
+from bot.db.stages import Entered, StageRow, StageSpec
+from bot.db.tournaments import TournamentRow
+from bot.publishing import Publisher
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp, Notice, notice_to
+from bot.standings import StandingsService
+from bot.standings_text import stage_name
+from scoring import InvalidGameError, StandingRow, Standings, cut
+
+FIRST_NAME = "qualifying"  # the implicit first stage, once stored (translated when shown)
+NAME_MAX = 32
+
+
+# The presets' buttons. A final is one table (10 entrants, D13); compensation is off in
+# a final of fewer than 4 games (D14: usual) and its standings are hidden (D17: usual).
+PRESETS: Mapping[str, StageSpec] = {
+    "semi20": StageSpec("semifinal", 2, 20),
+    "final2": StageSpec("final", 2, 10, compensation=False, hidden=True),
+    "final4": StageSpec("final", 4, 10, hidden=True),
+}
+SETTINGS = ("name", "games", "entrants", "carry", "weight", "compensation", "hidden")
+_ON = frozenset({"on", "yes", "1", "да", "вкл"})
+_OFF = frozenset({"off", "no", "0", "нет", "выкл"})
+
+
+def _factor(text: str, setting: str) -> str | Refusal:
+    """An exact decimal string (D3), not negative (D15): 0.5 or 0,5."""
+    try:
+        value = Decimal(text.replace(",", "."))
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite() or len(text) > 16:
+        return Refusal(
+            N_("{setting} must be a number such as 0.5 or 1, not {value}."),
+            {"setting": setting, "value": html.escape(text, quote=False)},
+        )
+    if value < 0:
+        return Refusal(
+            N_("{setting} may not be negative: {value}."),
+            {"setting": setting, "value": html.escape(text, quote=False)},
+        )
+    return str(value.normalize()) if value else "0"
+
+
+def _whole(text: str, setting: str) -> int | Refusal:
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        return Refusal(
+            N_("{setting} must be a whole number, at least 1, not {value}."),
+            {"setting": setting, "value": html.escape(text, quote=False)},
+        )
+    return int(text)
+
+
+def _switch(text: str, setting: str) -> bool | Refusal:
+    word = text.lower()
+    if word in _ON or word in _OFF:
+        return word in _ON
+    return Refusal(
+        N_("{setting} is on or off, not {value}."),
+        {"setting": setting, "value": html.escape(text, quote=False)},
+    )
+
+
+def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | Refusal:
+    """``spec`` with the typed settings (``carry=0.5``, ``hidden=on`` ...) applied."""
+    changes: dict[str, object] = {}
+    for key, text in settings.items():
+        found: object
+        if key == "name":
+            changes["name"] = found = text  # its length: _check
+        elif key in ("games", "entrants"):
+            changes["games_per_player" if key == "games" else key] = found = _whole(text, key)
+        elif key in ("carry", "weight"):
+            changes[key] = found = _factor(text, key)
+        elif key in ("compensation", "hidden"):
+            changes[key] = found = _switch(text, key)
+        else:
+            return Refusal(
+                N_("Unknown setting {setting}; the settings are: {settings}."),
+                {"setting": html.escape(key, quote=False), "settings": ", ".join(SETTINGS)},
+            )
+        if isinstance(found, Refusal):
+            return found
+    return replace(spec, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    stage: StageRow
+    follow_up: FollowUp  # the group's standings name the stages
+
+
+async def _players_before(conn: Conn, tournament: TournamentRow, rows: Sequence[StageRow]) -> int:
+    """How many play the stage before the next one: its entrants, or all confirmed
+    players for the first stage (D13)."""
+    last = rows[-1] if rows else None
+    if last is not None and last.entrants is not None:
+        return last.entrants
+    return await players_db.count_players(conn, tournament.id, status="confirmed")
+
+
+def _check(spec: StageSpec, first: bool, before: int, names: Sequence[str]) -> Refusal | None:
+    if not 1 <= len(spec.name) <= NAME_MAX:
+        return Refusal(N_("A stage's name is 1 to 32 characters."))
+    if first and spec.entrants is not None:
+        return Refusal(
+            N_("The first stage's entrants are all players: it takes no entrants.")
+        )
+    if not first and spec.entrants is None:
+        return Refusal(N_("A later stage needs its entrants: entrants=N."))
+    if spec.entrants is not None and spec.entrants > before:
+        return Refusal(
+            N_("{entrants} entrants, but the stage before has only {players} players."),
+            {"entrants": spec.entrants, "players": before},
+        )
+    if spec.name in names:
+        return Refusal(
+            N_("The tournament has a stage named {name} already."),
+            {"name": html.escape(spec.name, quote=False)},
+        )
+    return None
+
+
+async def add_stage(
+    db: Database,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    spec: StageSpec,
+    actor_id: int,
+) -> Changed | Refusal:
+    """Append the stage ``spec`` after the last one (storing the first stage too when
+    the tournament had none)."""
+    if tournament.status == "finished":
+        return Refusal(N_("The tournament is finished; its stages can't change."))
+    async with db.transaction() as conn:
+        rows = await stages_db.list_stages(conn, tournament.id)
+        current = stages_db.current_stage(rows)
+        unsettled = await stages_db.unsettled_games(
+            conn, tournament.id, 1 if current is None else current.number
+        )
+        if unsettled:
+            return Refusal(
+                N_(
+                    "Games of the current stage wait for the chief judge's approval of "
+                    "judge's points above 0.5: {games}. Approve or lower them first."
+                ),
+                {"games": ", ".join(game_code(r, t) for r, t in unsettled)},
+            )
+        before = await _players_before(conn, tournament, rows)
+        refused = _check(spec, False, before, [row.name for row in rows] or [FIRST_NAME])
+        if refused is not None:
+            return refused
+        if not rows:
+            spec_1 = StageSpec(FIRST_NAME, tournament.distance, None)
+            first = await stages_db.add_stage(conn, tournament.id, spec_1, status="running")
+            await record(conn, "stage.add", first.id, tournament.id, actor_id, after=asdict(first))
+        row = await stages_db.add_stage(conn, tournament.id, spec)
+        await record(conn, "stage.add", row.id, tournament.id, actor_id, after=asdict(row))
+        await publisher.enqueue(conn, tournament.id, standings=True)
+    return Changed(row, FollowUp(publisher=publisher, tournament_id=tournament.id))
+
+
+async def change_stage(
+    db: Database,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    number: int,
+    settings: Mapping[str, str],
+    actor_id: int,
+) -> Changed | Refusal:
+    """Change stage ``number`` until its first game is saved."""
+    if tournament.status == "finished":
+        return Refusal(N_("The tournament is finished; its stages can't change."))
+    async with db.transaction() as conn:
+        rows = await stages_db.list_stages(conn, tournament.id)
+        if not 1 <= number <= len(rows):
+            return Refusal(
+                N_("The tournament has no stage {number}; /stages lists them."), {"number": number}
+            )
+        row = rows[number - 1]
+        played = await stages_db.games_of_stage(conn, tournament.id, number)
+        if played or row.status == "closed":
+            return Refusal(
+                N_("Stage {number} has games already: it can no longer be changed."),
+                {"number": number},
+            )
+        spec = apply_settings(row.spec, settings)
+        if isinstance(spec, Refusal):
+            return spec
+        before = await _players_before(conn, tournament, rows[: number - 1])
+        others = [other.name for other in rows if other.id != row.id]
+        refused = _check(spec, number == 1, before, others)
+        if refused is not None:
+            return refused
+        if number > 1 and spec.entrants is not None and number < len(rows):
+            after = rows[number].entrants
+            if after is not None and after > spec.entrants:
+                return Refusal(
+                    N_("{entrants} entrants, but the stage after takes {after} of them."),
+                    {"entrants": spec.entrants, "after": after},
+                )
+        changed = await stages_db.update_stage(conn, row.id, spec)
+        await record(
+            conn,
+            "stage.change",
+            row.id,
+            tournament.id,
+            actor_id,
+            before=asdict(row),
+            after=asdict(changed),
+        )
+        await publisher.enqueue(conn, tournament.id, standings=True)
+    return Changed(changed, FollowUp(publisher=publisher, tournament_id=tournament.id))
+
+
+async def stages_of(db: Database, tournament: TournamentRow) -> list[StageRow]:
+    """The tournament's stages in order; [] while it is one stage."""
+    async with db.read() as conn:
+        return await stages_db.list_stages(conn, tournament.id)
+
+
+# -- closing a stage (D13) ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """Who enters the next stage if the current one closes now (D13)."""
+
+    current: StageRow
+    following: StageRow
+    entrants: tuple[str, ...]  # in the current stage's order
+    tied: tuple[str, ...]  # sharing the place across the cut: a lot must decide (8.7.5)
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    preview: Preview
+    follow_up: FollowUp  # the group's note, each linked entrant's notice
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(html.escape(name, quote=False) for name in names)
+
+
+async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal | None:
+    """Open protests and games awaiting approval keep a stage from closing: either may
+    still change its standings, so its cut."""
+    protests = await stages_db.open_protests(conn, tournament_id, stage.number)
+    unsettled = await stages_db.unsettled_games(conn, tournament_id, stage.number)
+    if not protests and not unsettled:
+        return None
+    parts = []
+    if protests:
+        parts.append(
+            _("open protests (8.8) on {games}: decide them with /protests").format(
+                games=", ".join(game_code(r, t) for _id, r, t in protests)
+            )
+        )
+    if unsettled:
+        parts.append(
+            _(
+                "judge's points above 0.5 awaiting approval in {games}: approve or "
+                "lower them on the requests sent to you, or correct the game with /games"
+            ).format(games=", ".join(game_code(r, t) for r, t in unsettled))
+        )
+    return Refusal(
+        N_("Stage {stage} can't close yet: {blockers}."),
+        {"stage": html.escape(stage.name, quote=False), "blockers": "; ".join(parts)},
+    )
+
+
+async def close_preview(
+    db: Database, standings: StandingsService, tournament: TournamentRow
+) -> Preview | Refusal:
+    """The cut of the current stage at the next stage's entrants (D13)."""
+    try:
+        ts = await standings.get(tournament.id)
+    except InvalidGameError:
+        return Refusal(N_("The standings can't be computed until a stored game is corrected."))
+    view = ts.stage
+    if view is None:
+        return Refusal(N_("The tournament has one stage: add the next with /stages first."))
+    current = view.row
+    if current.number == view.count or current.status == "closed":
+        return Refusal(N_("This is the last stage: it ends with the tournament (/tournament)."))
+    following = view.rows[current.number]
+    assert following.entrants is not None  # a later stage has its entrants (schema)
+    async with db.read() as conn:
+        refused = await _blockers(conn, tournament.id, current)
+    if refused is not None:
+        return refused
+    taken = cut(ts.standings, following.entrants)
+    return Preview(current, following, taken.entrants, taken.tied)
+
+
+def _entered_by_lot(standings: Standings, size: int) -> frozenset[str]:
+    """The entrants level with the first one left out on every figure of 8.7.1-8.7.4:
+    the lot (8.7.5) let them in."""
+    rows = standings.rows
+    if size >= len(rows):
+        return frozenset()
+    out = rows[size]
+
+    def figures(row: StandingRow) -> tuple[object, ...]:
+        return (row.total, row.extra, row.wins, row.wins_don_sheriff, row.first_night_deaths)
+
+    return frozenset(row.player for row in rows[:size] if figures(row) == figures(out))
+
+
+async def close_stage(
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    number: int,
+    actor_id: int,
+) -> Closed | Refusal:
+    """Close stage ``number`` (the current one): store the next stage's entrants (D13),
+    tell the group and each linked entrant."""
+    preview = await close_preview(db, standings, tournament)
+    if isinstance(preview, Refusal):
+        return preview
+    if preview.current.number != number:
+        return Refusal(
+            N_("This card is out of date: the stages changed. Send /stages close again.")
+        )
+    if preview.tied:
+        return Refusal(
+            N_("{players} share the place across the cut: draw their lot with /lot first (8.7.5)."),
+            {"players": _names(preview.tied)},
+        )
+    ts = await standings.get(tournament.id)
+    by_lot = _entered_by_lot(ts.standings, len(preview.entrants))
+    notices: list[Notice] = []
+    async with db.transaction() as conn:
+        current = await stages_db.get_stage(conn, preview.current.id)
+        if current is None or current.status == "closed":
+            return Refusal(N_("This stage is closed already."))
+        refused = await _blockers(conn, tournament.id, current)
+        if refused is not None:
+            return refused
+        ids = {p.nickname: p for p in await players_db.list_players(conn, tournament.id)}
+        for name in preview.entrants:
+            entered: Entered = "lot" if name in by_lot else "cut"
+            await stages_db.add_entrant(conn, preview.following.id, ids[name].id, entered)
+            notices += await notice_to(
+                conn,
+                i18n,
+                ids[name].user_id,
+                lambda: _("{title}: you enter the {stage} stage.").format(
+                    title=html.escape(tournament.title, quote=False),
+                    stage=html.escape(stage_name(preview.following.name), quote=False),
+                ),
+            )
+        await stages_db.set_status(conn, current.id, "closed")
+        await stages_db.set_status(conn, preview.following.id, "running")
+        after = {"entrants": list(preview.entrants), "by_lot": sorted(by_lot)}
+        await record(conn, "stage.close", current.id, tournament.id, actor_id, after=after)
+        with i18n.use_locale(tournament.language):  # the group reads the tournament's
+            note = _("Stage {stage} is closed. Entering the {next} stage: {players}.").format(
+                stage=html.escape(stage_name(current.name), quote=False),
+                next=html.escape(stage_name(preview.following.name), quote=False),
+                players=_names(preview.entrants),
+            )
+        await publisher.enqueue(conn, tournament.id, note=note, standings=True)
+    follow_up = FollowUp(tuple(notices), publisher, tournament.id, now=True)
+    return Closed(preview, follow_up)
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    out: str
+    into: str
+    follow_up: FollowUp
+
+
+async def replace_entrant(
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    nickname: str,
+    actor_id: int,
+) -> Replaced | Refusal:
+    """D13: the withdrawn entrant ``nickname`` of the current stage gives his place to
+    the best player of the stage before who is not an entrant."""
+    try:
+        ts = await standings.get(tournament.id)
+    except InvalidGameError:
+        return Refusal(N_("The standings can't be computed until a stored game is corrected."))
+    view = ts.stage
+    if view is None or view.row.entrants is None:
+        return Refusal(N_("Only an entrant of a later stage is replaced."))
+    done = view.staged.stages
+    current, before = done[view.row.number - 1], done[view.row.number - 2]
+    if nickname not in current.entrants:
+        return Refusal(
+            N_("{player} is not an entrant of the current stage."),
+            {"player": html.escape(nickname, quote=False)},
+        )
+    row = next(r for r in current.standings.rows if r.player == nickname)
+    if row.games:
+        return Refusal(
+            N_("{player} has played in this stage already; he can't be replaced."),
+            {"player": html.escape(nickname, quote=False)},
+        )
+    if nickname in current.stage.replaced.values():
+        return Refusal(
+            N_("{player} took a withdrawn entrant's place; he can't be replaced in turn."),
+            {"player": html.escape(nickname, quote=False)},
+        )
+    taken = set(current.entrants) | set(current.stage.replaced)
+    into = next((r.player for r in before.standings.rows if r.player not in taken), None)
+    if into is None:
+        return Refusal(N_("Nobody of the stage before is left to take his place."))
+    async with db.transaction() as conn:
+        ids = {p.nickname: p for p in await players_db.list_players(conn, tournament.id)}
+        out_id, into_id = ids[nickname].id, ids[into].id
+        await stages_db.remove_entrant(conn, view.row.id, out_id)
+        await stages_db.add_entrant(conn, view.row.id, into_id, "replacement", out_id)
+        after = {"out": nickname, "into": into, "stage": view.row.name}
+        await record(conn, "stage.replace", view.row.id, tournament.id, actor_id, after=after)
+        notices = await notice_to(
+            conn,
+            i18n,
+            ids[into].user_id,
+            lambda: _("{title}: you enter the {stage} stage in place of {player}.").format(
+                title=html.escape(tournament.title, quote=False),
+                stage=html.escape(stage_name(view.row.name), quote=False),
+                player=html.escape(nickname, quote=False),
+            ),
+        )
+        with i18n.use_locale(tournament.language):
+            note = _("{into} enters the {stage} stage in place of {out}, who withdrew.").format(
+                into=html.escape(into, quote=False),
+                out=html.escape(nickname, quote=False),
+                stage=html.escape(stage_name(view.row.name), quote=False),
+            )
+        await publisher.enqueue(conn, tournament.id, note=note, standings=True)
+    return Replaced(nickname, into, FollowUp(notices, publisher, tournament.id, now=True))
+
+
+async def seating_entrants(
+    db: Database, tournament_id: int, game_id: int | None
+) -> tuple[str, frozenset[int]] | None:
+    """Who may sit at a game of the current stage (or of ``game_id``'s stage): its name
+    and its entrants' ids (D13); None when anybody may."""
+    async with db.read() as conn:
+        return await stages_db.seating_entrants(conn, tournament_id, game_id)

@@ -1,0 +1,295 @@
+"""/stages (RULES.md D13-D17): the chief judge sees the tournament's stages, adds the
+next one (a preset's button, or typed values) and changes a stage until its first game
+is saved (``bot.services.stages``).
+
+    /stages                         the stages, and the presets' buttons
+    /stages add NAME games=N entrants=N [carry=0.5] [weight=1] [compensation=off] [hidden=on]
+    /stages set NUMBER SETTING=VALUE ...
+    /stages close                   who enters the next stage (D13), and a button to close
+    /stages replace NICKNAME        the next one takes a withdrawn entrant's place (D13)
+"""
+
+from __future__ import annotations
+
+import html
+
+from aiogram import Bot, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+
+from bot.publishing import Publisher
+from bot.rating_format import decimal_point
+from bot.services import N_, Refusal
+from bot.services import stages as service
+from bot.services.records import Database, StageRow, StageSpec, TournamentRow
+from bot.services.refusals import OUT_OF_DATE
+from bot.standings import StandingsService
+from bot.standings_text import stage_name
+from handlers.callbacks import Code, RowId
+from handlers.filters import ChiefJudge, ChiefTournaments
+
+router = Router(name="stages")
+
+SETS_STAGES = Refusal(N_("Only the tournament's chief judge sets its stages."))
+
+
+class StageAdd(CallbackData, prefix="sg"):
+    tournament_id: RowId
+    preset: Code  # a key of service.PRESETS
+
+
+class StageClose(CallbackData, prefix="sc"):
+    tournament_id: RowId
+    number: RowId  # the stage to close: the current one when the card was sent
+
+
+def _factor(value: str) -> str:
+    return value.replace(".", decimal_point())
+
+
+def stage_line(row: StageRow) -> str:
+    """One stage as the chief judge reads it."""
+    parts = [
+        _("{games} games a player").format(games=row.games_per_player),
+        _("all players")
+        if row.entrants is None
+        else _("top {entrants}").format(entrants=row.entrants),
+    ]
+    if row.entrants is not None:
+        parts.append(
+            _("carry {carry}, weight {weight}").format(
+                carry=_factor(row.carry), weight=_factor(row.weight)
+            )
+        )
+    if not row.compensation:
+        parts.append(_("no compensation"))
+    if row.hidden:
+        parts.append(_("hidden"))
+    status = {"planned": _("planned"), "running": _("running"), "closed": _("closed")}
+    return "{number}. <b>{name}</b>: {parts} · {status}".format(
+        number=row.number,
+        name=html.escape(stage_name(row.name), quote=False),
+        parts=", ".join(parts),
+        status=status[row.status],
+    )
+
+
+def card(tournament: TournamentRow, rows: list[StageRow]) -> tuple[str, InlineKeyboardMarkup]:
+    """The tournament's stages and the presets' buttons."""
+    lines = [
+        _("<b>{title}</b>: stages").format(title=html.escape(tournament.title, quote=False))
+    ]
+    if rows:
+        lines += [stage_line(row) for row in rows]
+    else:
+        lines.append(
+            _("One stage: {games} games a player, all players.").format(games=tournament.distance)
+        )
+    lines.append(
+        _(
+            "Add the next stage with a button, or type:\n"
+            "<code>/stages add NAME games=2 entrants=20 carry=0.5 weight=1 "
+            "compensation=off hidden=on</code>\n"
+            "Change a stage until its first game is saved: "
+            "<code>/stages set NUMBER carry=0.5</code>"
+        )
+    )
+    titles = {
+        "semi20": _("Semifinal: 2 games, top 20"),
+        "final2": _("Final: 2 games, one table"),
+        "final4": _("Final: 4 games, one table"),
+    }
+    keyboard = [
+        [
+            InlineKeyboardButton(
+                text=titles[key],
+                callback_data=StageAdd(tournament_id=tournament.id, preset=key).pack(),
+            )
+        ]
+        for key in service.PRESETS
+    ]
+    return "\n".join(lines), InlineKeyboardMarkup(inline_keyboard=keyboard)
+
+
+def _settings(words: list[str]) -> dict[str, str] | None:
+    """``key=value`` words as a dict; None if a word is not one."""
+    found: dict[str, str] = {}
+    for word in words:
+        key, sign, value = word.partition("=")
+        if not sign or not key or not value:
+            return None
+        found[key.lower()] = value
+    return found
+
+
+USAGE = N_(
+    "Send /stages to see the stages; "
+    "<code>/stages add NAME games=N entrants=N</code> (also carry=, weight=, "
+    "compensation=on|off, hidden=on|off) to add the next one; "
+    "<code>/stages set NUMBER SETTING=VALUE</code> to change one; "
+    "<code>/stages close</code> to close the current one; "
+    "<code>/stages replace NICKNAME</code> for an entrant who withdrew."
+)
+
+
+@router.message(Command("stages"), ChiefTournaments(SETS_STAGES, finished=False))
+async def stages_command(
+    message: Message,
+    command: CommandObject,
+    tournaments: list[TournamentRow],
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    bot: Bot,
+) -> None:
+    user = message.from_user
+    assert user is not None  # the identity middleware lets only real senders through
+    words = (command.args or "").split()
+    if not words:
+        for tournament in tournaments:
+            text, markup = card(tournament, await service.stages_of(db, tournament))
+            await message.answer(text, reply_markup=markup)
+        return
+    if len(tournaments) > 1:
+        await message.answer(
+            _("You are the chief judge of several tournaments: send this in its group.")
+        )
+        return
+    tournament = tournaments[0]
+    verb = words[0].lower()
+    if verb == "close" and len(words) == 1:
+        await _close_card(message, db, standings, tournament)
+        return
+    if verb == "replace" and len(words) >= 2:
+        nickname = (command.args or "").split(maxsplit=1)[1].strip()  # may hold spaces
+        replaced = await service.replace_entrant(
+            db, i18n, standings, publisher, tournament, nickname, user.id
+        )
+        if isinstance(replaced, Refusal):
+            await message.answer(replaced.text())
+            return
+        await message.answer(
+            _("{into} takes the place of {out}; recorded.").format(
+                into=html.escape(replaced.into, quote=False),
+                out=html.escape(replaced.out, quote=False),
+            )
+        )
+        await replaced.follow_up.run(bot)
+        return
+    settings = _settings(words[2:])
+    if verb == "add" and len(words) >= 2 and settings is not None:
+        if "games" not in settings or "entrants" not in settings:
+            await message.answer(_("A new stage needs games=N and entrants=N."))
+            return
+        spec = service.apply_settings(StageSpec(words[1], 1, None), settings)
+        done = (
+            spec
+            if isinstance(spec, Refusal)
+            else await service.add_stage(db, publisher, tournament, spec, user.id)
+        )
+    elif verb == "set" and len(words) >= 3 and words[1].isdigit() and settings:
+        done = await service.change_stage(
+            db, publisher, tournament, int(words[1]), settings, user.id
+        )
+    else:
+        await message.answer(_(USAGE))
+        return
+    if isinstance(done, Refusal):
+        await message.answer(done.text())
+        return
+    await _answer_card(message, db, tournament)
+    await done.follow_up.run(bot)
+
+
+async def _answer_card(message: Message, db: Database, tournament: TournamentRow) -> None:
+    text, markup = card(tournament, await service.stages_of(db, tournament))
+    await message.answer(text, reply_markup=markup)
+
+
+@router.callback_query(StageAdd.filter(), ChiefJudge(refusal=SETS_STAGES))
+async def stage_preset(
+    callback: CallbackQuery,
+    callback_data: StageAdd,
+    tournament: TournamentRow,
+    db: Database,
+    publisher: Publisher,
+    bot: Bot,
+) -> None:
+    spec = service.PRESETS.get(callback_data.preset)
+    if spec is None or not isinstance(callback.message, Message):
+        await callback.answer(OUT_OF_DATE.text())
+        return
+    done = await service.add_stage(db, publisher, tournament, spec, callback.from_user.id)
+    if isinstance(done, Refusal):
+        await callback.answer(done.text(), show_alert=True)
+        return
+    await callback.answer()
+    await _answer_card(callback.message, db, tournament)
+    await done.follow_up.run(bot)
+
+
+async def _close_card(
+    message: Message, db: Database, standings: StandingsService, tournament: TournamentRow
+) -> None:
+    """Who enters the next stage (D13), and the button that closes the current one."""
+    preview = await service.close_preview(db, standings, tournament)
+    if isinstance(preview, Refusal):
+        await message.answer(preview.text())
+        return
+    names = ", ".join(html.escape(name, quote=False) for name in preview.entrants)
+    lines = [
+        _("<b>{title}</b>: closing the {stage} stage.").format(
+            title=html.escape(tournament.title, quote=False),
+            stage=html.escape(stage_name(preview.current.name), quote=False),
+        ),
+        _("Entering the {stage} stage ({count}): {players}.").format(
+            stage=html.escape(stage_name(preview.following.name), quote=False),
+            count=len(preview.entrants),
+            players=names,
+        ),
+    ]
+    markup = None
+    if preview.tied:
+        tied = ", ".join(html.escape(name, quote=False) for name in preview.tied)
+        lines.append(
+            _(
+                "{players} share the place across the cut: draw their lot with /lot first (8.7.5)."
+            ).format(players=tied)
+        )
+    else:
+        data = StageClose(tournament_id=tournament.id, number=preview.current.number)
+        button = InlineKeyboardButton(text=_("Close the stage"), callback_data=data.pack())
+        markup = InlineKeyboardMarkup(inline_keyboard=[[button]])
+    await message.answer("\n".join(lines), reply_markup=markup)
+
+
+@router.callback_query(StageClose.filter(), ChiefJudge(refusal=SETS_STAGES))
+async def stage_close(
+    callback: CallbackQuery,
+    callback_data: StageClose,
+    tournament: TournamentRow,
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    bot: Bot,
+) -> None:
+    closed = await service.close_stage(
+        db, i18n, standings, publisher, tournament, callback_data.number, callback.from_user.id
+    )
+    if isinstance(closed, Refusal):
+        await callback.answer(closed.text(), show_alert=True)
+        return
+    await callback.answer()
+    if isinstance(callback.message, Message):
+        await callback.message.edit_reply_markup(reply_markup=None)
+        await callback.message.answer(
+            _("The {stage} stage is closed; its entrants are told.").format(
+                stage=html.escape(stage_name(closed.preview.current.name), quote=False)
+            )
+        )
+    await closed.follow_up.run(bot)

@@ -1,0 +1,59 @@
+"""The judge's card in a later stage (RULES.md D13): only its entrants are offered and
+may sit, and a saved game records its stage."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.db import Database
+from bot.db import stages as stages_db
+from bot.db.errors import InvalidDraft
+from bot.db.games import save_game
+from bot.db.stages import StageSpec
+from tests.db.helpers import ENDED, make_draft
+from tests.handlers.test_game_entry_support import JUDGE, NICKS, World
+from tests.support import BotHarness
+
+
+async def _final_of_ten(world: World) -> None:
+    """The qualifying closed; the final running, its entrants the first ten players."""
+    async with world.db.transaction() as conn:
+        first = await stages_db.add_stage(conn, world.tid, StageSpec("qualifying", 10, None))
+        await stages_db.set_status(conn, first.id, "closed")
+        final = await stages_db.add_stage(
+            conn, world.tid, StageSpec("final", 2, 10), status="running"
+        )
+        for pid in world.pids[:10]:
+            await stages_db.add_entrant(conn, final.id, pid, "cut")
+
+
+async def test_d13_the_card_offers_and_seats_only_the_stages_entrants(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    await _final_of_ten(world)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    assert "Alpha" in judge.labels() and "Kilo" not in judge.labels()
+    await judge.tap_data(judge.step_data("pick", 1, world.pids[10]))
+    assert "Not among the entrants of the final stage: Kilo" in (judge.last_answer() or "")
+    await judge.say("\n".join([*NICKS[:9], "Lima"]))
+    assert "Not among the entrants of the final stage: Lima" in (judge.last_sent() or "")
+    assert "1. —" in judge.text
+    await judge.seat(NICKS[:10])
+    await judge.play()
+    await judge.to_review()
+    game = await judge.save()
+    stored = await db.fetchval("SELECT stage FROM games WHERE id = ?", (game.id,))
+    assert stored == 2
+
+
+async def test_d13_a_non_entrant_is_not_saved_even_from_a_stale_card(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    await _final_of_ten(world)
+    with pytest.raises(InvalidDraft, match="Kilo: not among the entrants of the final stage"):
+        async with db.transaction() as conn:
+            await save_game(conn, world.tid, make_draft(world.pids[1:11]), JUDGE, ENDED)
