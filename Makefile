@@ -54,8 +54,9 @@ bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
 
-# Refresh the message template after changing texts; translate the new entries in
-# locales/ru/LC_MESSAGES/messages.po (tests/test_i18n.py fails on a missing one).
+# Refresh the message template after changing texts; translate the new entries in the
+# feature's file of locales/ru/LC_MESSAGES/ (card.po, standings.po, seating.po, ...;
+# messages.po for what the features share). tests/test_i18n.py fails on a missing one.
 messages: venv $(DEV_STAMP)
 	$(BIN)/pybabel extract -k _ -k __ -k N_ -o locales/messages.pot bot handlers scoring
 

@@ -39,3 +39,19 @@ def test_russian_is_default_and_english_follows_telegram_language() -> None:
     assert locale_for(User(id=1, is_bot=False, first_name="A", language_code="en-GB")) == "en"
     assert locale_for(User(id=1, is_bot=False, first_name="A", language_code="de")) == "ru"
     assert locale_for(User(id=1, is_bot=False, first_name="A")) == "ru"
+
+
+def test_every_message_id_is_in_one_file_of_the_catalog() -> None:
+    from babel.messages.pofile import read_po
+
+    files: dict[str, list[str]] = {}
+    for po in sorted((LOCALES / "ru/LC_MESSAGES").glob("*.po")):
+        with po.open("rb") as fp:
+            ids = [m.id if isinstance(m.id, str) else m.id[0] for m in read_po(fp) if m.id]
+        # read_po merges an id repeated inside one file: count the file's entries too
+        entries = sum(line.startswith("msgid ") for line in po.read_text("utf-8").splitlines())
+        assert entries - 1 == len(ids), f"{po.name} repeats a message id"  # - the header
+        for message_id in ids:
+            files.setdefault(message_id, []).append(po.name)
+    twice = {m[:60]: names for m, names in files.items() if len(names) > 1}
+    assert not twice, twice

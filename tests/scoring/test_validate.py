@@ -324,14 +324,16 @@ def test_every_message_template_is_marked_for_gettext_extraction() -> None:
 
 def test_russian_translations_cover_every_message_template() -> None:
     from babel.messages.extract import extract_from_dir
-    from babel.messages.pofile import read_po
+
+    from bot.i18n import read_catalog
 
     root = Path(__file__).parents[2]
     package = root / "scoring"
     templates = {m for _f, _l, m, _c, _x in extract_from_dir(package, keywords={"N_": None})}
-    # The bot's one catalog holds the engine's sentences too (the bot shows them).
-    with (root / "locales/ru/LC_MESSAGES/messages.po").open("rb") as stream:
-        catalog = {m.id: m.string for m in read_po(stream) if m.id}
+    # The bot's one catalog (every *.po of the folder) holds the engine's sentences too
+    # (rules.po): the bot shows them.
+    folder = root / "locales/ru/LC_MESSAGES"
+    catalog = {m.id: m.string for m in read_catalog(folder) if m.id}
     assert templates <= set(catalog)
     for template in templates:
         russian = catalog[template]
