@@ -37,9 +37,11 @@ def scheduled_name(db_path: Path, now: datetime) -> str:
     return f"{db_path.stem}-{_stamp(now)}.sqlite3"
 
 
-def _scheduled(folder: Path, db_path: Path) -> list[Path]:
-    """The schedule's backups of this database, oldest first (the names sort so)."""
-    pattern = re.compile(rf"{re.escape(db_path.stem)}-\d{{8}}-\d{{6}}-\d{{3}}\.sqlite3")
+def _scheduled(folder: Path, db_path: Path, *, parts: bool = False) -> list[Path]:
+    """The schedule's backups of this database, oldest first (the names sort so); with
+    ``parts``, the temporary files of copies a crash cut short instead."""
+    tail = r"\.part(?:-wal|-shm|-journal)?" if parts else ""
+    pattern = re.compile(rf"{re.escape(db_path.stem)}-\d{{8}}-\d{{6}}-\d{{3}}\.sqlite3{tail}")
     try:
         names = sorted(p.name for p in folder.iterdir() if pattern.fullmatch(p.name))
     except FileNotFoundError:
@@ -48,10 +50,11 @@ def _scheduled(folder: Path, db_path: Path) -> list[Path]:
 
 
 def prune(folder: Path, db_path: Path, keep: int) -> list[Path]:
-    """Delete all but the ``keep`` newest scheduled backups; return the deleted ones.
-    Others in the folder (those taken before a migration, an operator's) stay."""
+    """Delete all but the ``keep`` newest scheduled backups, and what a crash left of
+    one being written (only one bot runs, and its copy is done); return the deleted
+    backups. Others in the folder (those taken before a migration, an operator's) stay."""
     old = _scheduled(folder, db_path)[:-keep] if keep > 0 else []
-    for path in old:
+    for path in (*old, *_scheduled(folder, db_path, parts=True)):
         path.unlink(missing_ok=True)
     return old
 

@@ -175,6 +175,10 @@ def test_a_backup_before_a_migration(tmp_path: Path) -> None:
     db_path = tmp_path / "v5.sqlite3"
     for n in range(4):
         (folder / scheduled_name(db_path, datetime(2026, 1, 1, 0, 0, n))).write_bytes(b"")
+    # What a crash in the middle of a scheduled copy leaves goes too.
+    crashed = folder / scheduled_name(db_path, datetime(2026, 1, 1, 0, 0, 9))
+    for suffix in (".part", ".part-wal", ".part-shm"):
+        Path(f"{crashed}{suffix}").write_bytes(b"")
     assert len(prune(folder, db_path, keep=2)) == 2
     assert taken.exists() and len(list(folder.iterdir())) == 3
 
