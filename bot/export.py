@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import html
 import io
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -43,6 +42,7 @@ from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
 from bot.i18n import caller_language
 from bot.localtime import clock as local_clock
+from bot.markup import html_text
 from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
@@ -555,7 +555,7 @@ def summary_caption(data: ExportData) -> str:
     games = len(data.scored.games)
     players = len(data.standings.rows)
     return _("«{title}»: {games}, {players}.").format(
-        title=html.escape(data.tournament.title),
+        title=html_text(data.tournament.title),
         games=_("{count} game", "{count} games", games).format(count=games),
         players=_("{count} player", "{count} players", players).format(count=players),
     )

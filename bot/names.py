@@ -12,24 +12,25 @@ from bot.db import users
 from bot.db.connection import Conn
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
+from bot.markup import html_text
 
 
 def quoted_title(tournament: TournamentRow) -> str:
-    return "«" + html.escape(tournament.title) + "»"
+    return "«" + html_text(tournament.title) + "»"
 
 
 def nick(nickname: str) -> str:
     """A player's nickname, in bold."""
-    return "<b>" + html.escape(nickname) + "</b>"
+    return "<b>" + html_text(nickname) + "</b>"
 
 
 def display_name(user: UserRow | None, user_id: int) -> str:
     """A person as the staff list and notices show him."""
     if user is None or not user.first_name:
         return _("user {id}").format(id=user_id)
-    name = html.escape(user.first_name)
+    name = html_text(user.first_name)
     if user.username:
-        name += " (@" + html.escape(user.username) + ")"
+        name += " (@" + html_text(user.username) + ")"
     return name
 
 

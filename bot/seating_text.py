@@ -9,7 +9,6 @@ private). Nicknames and titles are escaped here; callers pass them as they are.
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from aiogram.utils.i18n import gettext as _
 from PIL import Image, ImageDraw
 
+from bot.markup import html_text
 from bot.standings_image import (
     BACKGROUND,
     HEADER_BG,
@@ -52,7 +52,7 @@ def _round(plan: Plan, round_no: int) -> Round:
 
 
 def _esc(text: str) -> str:
-    return html.escape(text, quote=False)
+    return html_text(text)
 
 
 # -- a round's seating -------------------------------------------------------------------

@@ -9,7 +9,6 @@ the drawing itself: ``bot.standings_image``.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 from aiogram.utils.i18n import gettext as _
 
 from bot.i18n import N_
+from bot.markup import html_text
 from bot.rating_format import (
     MESSAGE_LIMIT,
     Pages,
@@ -104,7 +104,7 @@ def standings_table(
         shown = fit(name, widths[1]).rstrip(" ") + mark.strip()
         parts = [right(place, widths[0]), fit(shown, widths[1] + len(mark))]
         parts += [right(v, w) for v, w in zip(numbers, widths[2:], strict=True)]
-        return html.escape(" ".join(parts).rstrip(), quote=False)
+        return html_text(" ".join(parts).rstrip())
 
     pad = " " if any(marks) else ""
     return TableText(line(heads, pad), [line(c, m) for c, m in zip(cells, marks, strict=True)])
@@ -129,7 +129,7 @@ def stage_line(stage: StageView) -> str:
     if stage.finished:
         return _("The final standings of all {count} stages").format(count=stage.count)
     return _("Stage {number} of {count}: {name}").format(
-        number=stage.row.number, count=stage.count, name=html.escape(stage_name(stage.row.name))
+        number=stage.row.number, count=stage.count, name=html_text(stage_name(stage.row.name))
     )
 
 
@@ -139,7 +139,7 @@ def carried_note(stage: StageView) -> str | None:
         return None
     return _("Figures include {carry} × those brought from the {before} stage.").format(
         carry=stage.row.carry.replace(".", decimal_point()),
-        before=html.escape(stage_name(stage.before)),
+        before=html_text(stage_name(stage.before)),
     )
 
 
@@ -148,7 +148,7 @@ def hidden_lines(standings: Standings) -> list[str]:
     rows = sorted(standings.rows, key=lambda row: row.player.casefold())
     width = max((display_width(row.player) for row in rows), default=1)
     width = min(width, NAME_WIDTH)
-    lines = [html.escape(f"{fit(row.player, width)} {row.games}", quote=False) for row in rows]
+    lines = [html_text(f"{fit(row.player, width)} {row.games}") for row in rows]
     return [
         _("The standings of this stage are hidden until it ends. Games played:"),
         "<pre>" + "\n".join(lines) + "</pre>",
@@ -180,7 +180,7 @@ def live_message(
     only when it is due (``bot.standings.lot_due``). With stages, the current stage's;
     a hidden one (D17) shows games played only."""
     rows = standings.rows
-    head = f"<b>{html.escape(title)}</b>\n"
+    head = f"<b>{html_text(title)}</b>\n"
     if stage is not None:
         head += stage_line(stage) + "\n"
     head += standings_after(_games_played(standings))
@@ -230,7 +230,7 @@ class PendingGame:
 def game_title(code: str) -> str:
     found = _CODE.match(code)
     if found is None:
-        return html.escape(code, quote=False)
+        return html_text(code)
     return _("round {round}, table {table}").format(round=found[1], table=found[2])
 
 
@@ -282,7 +282,7 @@ def rating_block(
     the chief judge).
     """
     rows = standings.rows
-    head = f"<b>{html.escape(title, quote=False)}</b>"
+    head = f"<b>{html_text(title)}</b>"
     if stage is not None:
         head += "\n" + stage_line(stage)
     if not rows:
@@ -356,7 +356,7 @@ def picture(
         for label, row in zip(labels, standings.rows, strict=True)
     ]
     subtitle = standings_after(_games_played(standings))
-    caption = f"<b>{html.escape(title)}</b>\n{subtitle}"
+    caption = f"<b>{html_text(title)}</b>\n{subtitle}"
     if pending:
         caption += "\n" + pending_note(pending)
     return Picture(
@@ -372,5 +372,5 @@ def picture(
 def round_caption(title: str, round_no: int) -> str:
     """The caption of the picture posted when a round is complete."""
     return _("{title}: standings after round {round}").format(
-        title=html.escape(title), round=round_no
+        title=html_text(title), round=round_no
     )

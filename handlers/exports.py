@@ -12,7 +12,6 @@ which leaves ``/rating image`` alone.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 
 from aiogram import Bot, Router
@@ -29,6 +28,7 @@ from aiogram.types import (
 from aiogram.utils.i18n import gettext as _
 
 from bot.export import export_files, load_export, summary_caption
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.players import is_member, tournaments_of
@@ -108,7 +108,7 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
         await bot.send_message(
             chat_id,
             _("The tournament can't be exported: a stored game breaks a rule ({detail}). "
-              "Correct the game first.").format(detail=html.escape(problem_detail(error))),
+              "Correct the game first.").format(detail=html_text(problem_detail(error))),
         )
         return
     media: list[MediaUnion] = [
@@ -211,7 +211,7 @@ async def _send_image(
         return
     if not current.standings.rows:
         await message.answer(
-            html.escape(tournament.title) + "\n" + _("No games counted yet.")
+            html_text(tournament.title) + "\n" + _("No games counted yet.")
         )
         return
     if hidden(current.stage):

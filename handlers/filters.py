@@ -12,7 +12,6 @@ handler's filters, after the ones that say the update is that handler's.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import Any, NoReturn
@@ -23,6 +22,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.rating_format import utf16_len
 from bot.services import Refusal
 from bot.services.records import CHIEF, Database, StaffRole, TournamentRow
@@ -67,7 +67,7 @@ async def answer_refusal(callback: CallbackQuery, refusal: Refusal) -> None:
     if callback.bot is not None:
         with suppress(TelegramAPIError):  # he never started the bot: the toast was all
             await callback.bot.send_message(
-                callback.from_user.id, html.escape(text, quote=False)
+                callback.from_user.id, html_text(text)
             )
 
 

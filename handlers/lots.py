@@ -3,7 +3,6 @@ the chief judge's tap draws it (``bot.services.lots``)."""
 
 from __future__ import annotations
 
-import html
 import logging
 from dataclasses import replace
 
@@ -15,6 +14,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services import lots as service
@@ -41,11 +41,11 @@ def offer(tournament: TournamentRow, groups: list[TiedGroup]) -> tuple[str, Inli
         _(
             "<b>{title}</b>: players still tied after 8.7.1–8.7.4. A lot decides their "
             "order (8.7.5); it is drawn once and kept."
-        ).format(title=html.escape(tournament.title, quote=False))
+        ).format(title=html_text(tournament.title))
     ]
     keyboard = []
     for group in groups:
-        players = ", ".join(html.escape(n, quote=False) for n in group.names)
+        players = ", ".join(html_text(n) for n in group.names)
         lines.append(_("Places {places}: {players}").format(places=group.label, players=players))
         data = LotDraw(tournament_id=tournament.id, group=group.digest)
         keyboard.append(

@@ -7,13 +7,12 @@ another router (the picture) and is left alone here.
 
 from __future__ import annotations
 
-import html
-
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
 from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
 from bot.services.records import Database, PlayerRow, TournamentRow
@@ -47,7 +46,7 @@ def problem_line(error: InvalidGameError) -> str:
     return _(
         "The standings can't be computed: a stored game breaks a rule ({detail}). "
         "The chief judge must correct it."
-    ).format(detail=html.escape(problem_detail(error), quote=False))
+    ).format(detail=html_text(problem_detail(error)))
 
 
 async def render_standings(
@@ -137,7 +136,7 @@ async def _private(
                 _render_player(pages, ts, player, await games_of(db, ts, player))
         except InvalidGameError as error:
             await message.answer(
-                html.escape(tournament.title, quote=False) + "\n" + problem_line(error)
+                html_text(tournament.title) + "\n" + problem_line(error)
             )
             continue
         for page in pages.pages():
@@ -160,7 +159,7 @@ def _render_player(
     if mine is None:
         pages.text(
             _("You ({nickname}) have no games that count yet.").format(
-                nickname=html.escape(player.nickname, quote=False)
+                nickname=html_text(player.nickname)
             )
         )
         return

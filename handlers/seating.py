@@ -13,7 +13,6 @@ this module parses and renders.
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Sequence
 from typing import Literal
@@ -25,6 +24,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.seating_text import (
     MESSAGE_LIMIT,
@@ -228,7 +228,7 @@ async def _refused(callback: CallbackQuery, result: object) -> bool:
 def _refusal_html(refusal: Refusal) -> str:
     """A refusal in a message: its parameters (nicknames, the generator's words) are
     plain text."""
-    return html.escape(refusal.text(), quote=False)
+    return html_text(refusal.text())
 
 
 async def _show(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:
@@ -262,7 +262,7 @@ def _picker(rows: Sequence[TournamentRow]) -> InlineKeyboardMarkup:
 
 
 def _title(tournament: TournamentRow) -> str:
-    return "«" + html.escape(tournament.title) + "»"
+    return "«" + html_text(tournament.title) + "»"
 
 
 def _rounds_label(rounds: Sequence[int]) -> str:
@@ -381,7 +381,7 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
     if offered:
         lines += _ways_lines(view)
     if view.fewer:
-        names = ", ".join(html.escape(n) for n in view.fewer[:NAMES_LISTED])
+        names = ", ".join(html_text(n) for n in view.fewer[:NAMES_LISTED])
         lines += [
             "",
             _(
@@ -391,7 +391,7 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
             ).format(players=names),
         ]
     if view.vacant:
-        names = ", ".join(html.escape(n) for n in view.vacant[:NAMES_LISTED])
+        names = ", ".join(html_text(n) for n in view.vacant[:NAMES_LISTED])
         lines += [
             "",
             _(
@@ -403,7 +403,7 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
             ).format(players=names),
         ]
     if view.changed:
-        shown = ", ".join(html.escape(n) for n in view.changed[:NAMES_LISTED])
+        shown = ", ".join(html_text(n) for n in view.changed[:NAMES_LISTED])
         if len(view.changed) > NAMES_LISTED:
             shown += ", …"
         lines += [

@@ -22,6 +22,7 @@ from aiogram.utils.deep_linking import create_start_link
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.names import quoted_title
 from bot.services import Refusal
 from bot.services import invites as invites_service
@@ -323,6 +324,6 @@ async def revoke_pressed(
         return
     try:
         # The link is dead: the message keeps only what happened to it.
-        await callback.message.edit_text(html.escape(answer), reply_markup=None)
+        await callback.message.edit_text(html_text(answer), reply_markup=None)
     except TelegramAPIError as exc:
         log.debug("invite message not updated: %s", exc)

@@ -11,8 +11,6 @@ is saved (``bot.services.stages``).
 
 from __future__ import annotations
 
-import html
-
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
@@ -20,6 +18,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.rating_format import decimal_point
 from bot.services import N_, Refusal
@@ -71,7 +70,7 @@ def stage_line(row: StageRow) -> str:
     status = {"planned": _("planned"), "running": _("running"), "closed": _("closed")}
     return "{number}. <b>{name}</b>: {parts} · {status}".format(
         number=row.number,
-        name=html.escape(stage_name(row.name), quote=False),
+        name=html_text(stage_name(row.name)),
         parts=", ".join(parts),
         status=status[row.status],
     )
@@ -80,7 +79,7 @@ def stage_line(row: StageRow) -> str:
 def card(tournament: TournamentRow, rows: list[StageRow]) -> tuple[str, InlineKeyboardMarkup]:
     """The tournament's stages and the presets' buttons."""
     lines = [
-        _("<b>{title}</b>: stages").format(title=html.escape(tournament.title, quote=False))
+        _("<b>{title}</b>: stages").format(title=html_text(tournament.title))
     ]
     if rows:
         lines += [stage_line(row) for row in rows]
@@ -174,8 +173,8 @@ async def stages_command(
             return
         await message.answer(
             _("{into} takes the place of {out}; recorded.").format(
-                into=html.escape(replaced.into, quote=False),
-                out=html.escape(replaced.out, quote=False),
+                into=html_text(replaced.into),
+                out=html_text(replaced.out),
             )
         )
         await replaced.follow_up.run(bot)
@@ -240,21 +239,21 @@ async def _close_card(
     if isinstance(preview, Refusal):
         await message.answer(preview.text())
         return
-    names = ", ".join(html.escape(name, quote=False) for name in preview.entrants)
+    names = ", ".join(html_text(name) for name in preview.entrants)
     lines = [
         _("<b>{title}</b>: closing the {stage} stage.").format(
-            title=html.escape(tournament.title, quote=False),
-            stage=html.escape(stage_name(preview.current.name), quote=False),
+            title=html_text(tournament.title),
+            stage=html_text(stage_name(preview.current.name)),
         ),
         _("Entering the {stage} stage ({count}): {players}.").format(
-            stage=html.escape(stage_name(preview.following.name), quote=False),
+            stage=html_text(stage_name(preview.following.name)),
             count=len(preview.entrants),
             players=names,
         ),
     ]
     markup = None
     if preview.tied:
-        tied = ", ".join(html.escape(name, quote=False) for name in preview.tied)
+        tied = ", ".join(html_text(name) for name in preview.tied)
         lines.append(
             _(
                 "{players} share the place across the cut: draw their lot with /lot first (8.7.5)."
@@ -289,7 +288,7 @@ async def stage_close(
         await callback.message.edit_reply_markup(reply_markup=None)
         await callback.message.answer(
             _("The {stage} stage is closed; its entrants are told.").format(
-                stage=html.escape(stage_name(closed.preview.current.name), quote=False)
+                stage=html_text(stage_name(closed.preview.current.name))
             )
         )
     await closed.follow_up.run(bot)

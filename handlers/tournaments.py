@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import html
 import logging
 from typing import Any, Literal
 
@@ -31,6 +30,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.config import Settings
 from bot.i18n import N_
 from bot.localtime import valid_timezone, zone_label
+from bot.markup import html_text
 from bot.names import quoted_title
 from bot.publishing import Publisher
 from bot.services import Refusal
@@ -138,7 +138,7 @@ def new_tournament_usage(word: str) -> str:
     return _(
         "I don't know «{word}». /new_tournament takes, if you like, the group's language "
         "(ru or en) and a time zone, e.g. <code>/new_tournament en Europe/Berlin</code>."
-    ).format(word=html.escape(word[:40]))
+    ).format(word=html_text(word[:40]))
 
 
 @router.message(Command("new_tournament"), in_group)
@@ -235,7 +235,7 @@ async def new_tournament_distance(
             _(
                 "The distance must be a whole number of games from 1 to {max} (8.6.1); "
                 "«{text}» is not. Send it again."
-            ).format(max=MAX_DISTANCE, text=html.escape((message.text or "")[:20])),
+            ).format(max=MAX_DISTANCE, text=html_text((message.text or "")[:20])),
             reply_markup=ForceReply(selective=True, input_field_placeholder="10"),
         )
         return
@@ -399,7 +399,7 @@ async def card(
     tournament, staff = found.tournament, found.staff
     judges = [staff.names[m.user_id] for m in staff.of(JUDGE)]
     lines = [
-        "🏆 <b>" + html.escape(tournament.title) + "</b>",
+        "🏆 <b>" + html_text(tournament.title) + "</b>",
         _("Status: {status}").format(status=status_name(tournament.status)),
         _(
             "Distance: {distance} game per player (8.6.1), B = {b}",
@@ -559,7 +559,7 @@ def unsettled_text(tournament: TournamentRow, left: Unsettled) -> str:
             .format(games=", ".join(left.approvals))
         )
     if left.short:
-        named = [f"{html.escape(name)} — {count}" for name, count in left.short[:SHORT_SHOWN]]
+        named = [f"{html_text(name)} — {count}" for name, count in left.short[:SHORT_SHOWN]]
         if len(left.short) > SHORT_SHOWN:
             named.append(f"… +{len(left.short) - SHORT_SHOWN}")
         lines.append(
@@ -663,7 +663,7 @@ async def timezone_unknown(message: Message, command: CommandObject) -> None:
             "«{name}» is not a time zone I know. Name a city (Moscow, Berlin), an offset "
             "(UTC+3, MSK+2) or an IANA name (Asia/Yekaterinburg), e.g. "
             "<code>/timezone Berlin</code>."
-        ).format(name=html.escape((command.args or "").strip()[:64]))
+        ).format(name=html_text((command.args or "").strip()[:64]))
     )
 
 

@@ -3,7 +3,6 @@ added back, made an admin (``handlers.chat_events`` and the posting's own errors
 
 from __future__ import annotations
 
-import html
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from bot.db.audit import audit
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF
 from bot.i18n import locale_for, use_language
+from bot.markup import html_text
 from bot.services.notices import Notice, deliver
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class ChatEvents:
                         "I was removed from the group of the tournament «{title}», so results "
                         "and standings are not posted there any more. Nothing is lost: games "
                         "are still saved. Add me back to the group to continue."
-                    ).format(title=html.escape(t.title))
+                    ).format(title=html_text(t.title))
                 notices.append(Notice(chief.user_id, text, locale))
         await deliver(bot, notices)
 

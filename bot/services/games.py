@@ -15,7 +15,6 @@ he can't be reached is decided here.
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from bot.db.players import PlayerRow
 from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF
 from bot.i18n import locale_for
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
@@ -162,14 +162,14 @@ async def _tell_plan_changes(rt: Runtime, game: GameRecord, actor: int) -> None:
     def text() -> str:
         lines = [
             _("Seat {seat}: {player} instead of {planned}.").format(
-                seat=seat, player=html.escape(nickname),
-                planned=html.escape(names.get(pid, "?")),
+                seat=seat, player=html_text(nickname),
+                planned=html_text(names.get(pid, "?")),
             )
             for seat, nickname, pid in swaps
         ]
         return "\n".join([
             _("«{title}», game {code} was played with a change to the seating plan:").format(
-                title=html.escape(title), code=game.code),
+                title=html_text(title), code=game.code),
             *lines,
             _("If a player left the tournament, re-plan the remaining rounds with /seating."),
         ])

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from bot.db.audit import record
 from bot.db.connection import Conn, Database
 from bot.db.lots import LotRow
 from bot.db.tournaments import TournamentRow
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.rating_format import place_labels
 from bot.services import N_, Refusal
@@ -85,7 +85,7 @@ async def tied_groups(
                 "{title}: the standings can't be computed until a stored game is "
                 "corrected; no lot can be drawn."
             ),
-            {"title": html.escape(tournament.title, quote=False)},
+            {"title": html_text(tournament.title)},
         )
     not_yet = _not_yet(tournament, ts)
     if not_yet is not None:
@@ -111,7 +111,7 @@ def _not_yet(tournament: TournamentRow, ts: TournamentStandings) -> Refusal | No
             "may break a tie."
         ),
         {
-            "title": html.escape(tournament.title, quote=False),
+            "title": html_text(tournament.title),
             "distance": distance,
             "short": sum(row.games < distance for row in ts.standings.rows),
         },
@@ -127,7 +127,7 @@ class Drawn:
 
 def drawn_order(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> str:
     return ", ".join(
-        f"{first + n}. {html.escape(by_id[pid], quote=False)}" for n, pid in enumerate(order)
+        f"{first + n}. {html_text(by_id[pid])}" for n, pid in enumerate(order)
     )
 
 

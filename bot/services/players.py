@@ -8,7 +8,6 @@ confirms it.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -20,6 +19,7 @@ from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname, NicknameTaken, PlayerHasGames, UserAlreadyPlayer
 from bot.db.players import MAX_NICKNAME, PlayerRow
 from bot.db.tournaments import CHIEF, TournamentRow
+from bot.markup import html_text
 from bot.names import name_of, names_of, nick, quoted_title
 from bot.services import N_, Refusal
 from bot.services.invites import INVITE_REVOKED, INVITE_UNKNOWN
@@ -43,7 +43,7 @@ def check_nickname(raw: str) -> str | Refusal:
     if len(shown) > MAX_NICKNAME:
         return Refusal(
             N_("A nickname is 1–{max} characters; «{nick}…» has {length}."),
-            {"max": MAX_NICKNAME, "nick": html.escape(shown[:MAX_NICKNAME]), "length": len(shown)},
+            {"max": MAX_NICKNAME, "nick": html_text(shown[:MAX_NICKNAME]), "length": len(shown)},
         )
     if shown:
         return Refusal(
@@ -333,7 +333,7 @@ async def _link(conn: Conn, player_id: int, claimant: int, actor_id: int) -> Pla
         other = await players.require_player(conn, exc.player_id)
         return Refusal(
             N_("That account plays in this tournament as {nick} already."),
-            {"nick": html.escape(other.nickname)},
+            {"nick": html_text(other.nickname)},
         )
     await audit.record(
         conn, "player.link", player_id, before.tournament_id, actor_id, before=before, after=linked

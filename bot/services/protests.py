@@ -7,7 +7,6 @@ date (D11): the message that carries the reason counts, whenever the bot reads i
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -25,6 +24,7 @@ from bot.db.protests import ProtestRow
 from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, TournamentRow
 from bot.i18n import locale_for
 from bot.localtime import clock
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.rating_format import protest_note
 from bot.services import N_, Refusal
@@ -65,13 +65,13 @@ def card_text(
         "Reason: {reason}"
     ).format(
         id=protest.id,
-        title=html.escape(tournament.title, quote=False),
+        title=html_text(tournament.title),
         game=game_name(game),
-        nickname=html.escape(nickname, quote=False),
+        nickname=html_text(nickname),
         seat=seat.seat if seat else "?",
         filed=clock(protest.filed_at, tz, ended),
         deadline=clock(game.protest_deadline, tz, ended),
-        reason=html.escape(reason, quote=False),
+        reason=html_text(reason),
     )
 
 
@@ -399,6 +399,6 @@ def told(decided: ProtestRow, game: GameRecord) -> str:
     text = text.format(id=decided.id, game=game_name(game))
     if decided.decision:
         text += "\n" + _("Decision: {text}").format(
-            text=html.escape(decided.decision, quote=False)
+            text=html_text(decided.decision)
         )
     return text

@@ -8,7 +8,6 @@ game saved before stays in it (games.stage NULL is the first stage).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -23,6 +22,7 @@ from bot.db.connection import Conn, Database
 from bot.db.games import game_code
 from bot.db.stages import Entered, StageRow, StageSpec
 from bot.db.tournaments import TournamentRow
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, Notice, notice_to
@@ -55,12 +55,12 @@ def _factor(text: str, setting: str) -> str | Refusal:
     if not value.is_finite() or len(text) > 16:
         return Refusal(
             N_("{setting} must be a number such as 0.5 or 1, not {value}."),
-            {"setting": setting, "value": html.escape(text, quote=False)},
+            {"setting": setting, "value": html_text(text)},
         )
     if value < 0:
         return Refusal(
             N_("{setting} may not be negative: {value}."),
-            {"setting": setting, "value": html.escape(text, quote=False)},
+            {"setting": setting, "value": html_text(text)},
         )
     return str(value.normalize()) if value else "0"
 
@@ -69,7 +69,7 @@ def _whole(text: str, setting: str) -> int | Refusal:
     if not text.isdigit() or not 1 <= int(text) <= 1000:
         return Refusal(
             N_("{setting} must be a whole number, at least 1, not {value}."),
-            {"setting": setting, "value": html.escape(text, quote=False)},
+            {"setting": setting, "value": html_text(text)},
         )
     return int(text)
 
@@ -80,7 +80,7 @@ def _switch(text: str, setting: str) -> bool | Refusal:
         return word in _ON
     return Refusal(
         N_("{setting} is on or off, not {value}."),
-        {"setting": setting, "value": html.escape(text, quote=False)},
+        {"setting": setting, "value": html_text(text)},
     )
 
 
@@ -100,7 +100,7 @@ def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | 
         else:
             return Refusal(
                 N_("Unknown setting {setting}; the settings are: {settings}."),
-                {"setting": html.escape(key, quote=False), "settings": ", ".join(SETTINGS)},
+                {"setting": html_text(key), "settings": ", ".join(SETTINGS)},
             )
         if isinstance(found, Refusal):
             return found
@@ -139,7 +139,7 @@ def _check(spec: StageSpec, first: bool, before: int, names: Sequence[str]) -> R
     if spec.name in names:
         return Refusal(
             N_("The tournament has a stage named {name} already."),
-            {"name": html.escape(spec.name, quote=False)},
+            {"name": html_text(spec.name)},
         )
     return None
 
@@ -262,7 +262,7 @@ class Closed:
 
 
 def _names(names: Sequence[str]) -> str:
-    return ", ".join(html.escape(name, quote=False) for name in names)
+    return ", ".join(html_text(name) for name in names)
 
 
 async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal | None:
@@ -288,7 +288,7 @@ async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal 
         )
     return Refusal(
         N_("Stage {stage} can't close yet: {blockers}."),
-        {"stage": html.escape(stage.name, quote=False), "blockers": "; ".join(parts)},
+        {"stage": html_text(stage.name), "blockers": "; ".join(parts)},
     )
 
 
@@ -372,8 +372,8 @@ async def close_stage(
                 i18n,
                 ids[name].user_id,
                 lambda: _("{title}: you enter the {stage} stage.").format(
-                    title=html.escape(tournament.title, quote=False),
-                    stage=html.escape(stage_name(preview.following.name), quote=False),
+                    title=html_text(tournament.title),
+                    stage=html_text(stage_name(preview.following.name)),
                 ),
             )
         await stages_db.set_status(conn, current.id, "closed")
@@ -382,8 +382,8 @@ async def close_stage(
         await record(conn, "stage.close", current.id, tournament.id, actor_id, after=after)
         with i18n.use_locale(tournament.language):  # the group reads the tournament's
             note = _("Stage {stage} is closed. Entering the {next} stage: {players}.").format(
-                stage=html.escape(stage_name(current.name), quote=False),
-                next=html.escape(stage_name(preview.following.name), quote=False),
+                stage=html_text(stage_name(current.name)),
+                next=html_text(stage_name(preview.following.name)),
                 players=_names(preview.entrants),
             )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)
@@ -421,18 +421,18 @@ async def replace_entrant(
     if nickname not in current.entrants:
         return Refusal(
             N_("{player} is not an entrant of the current stage."),
-            {"player": html.escape(nickname, quote=False)},
+            {"player": html_text(nickname)},
         )
     row = next(r for r in current.standings.rows if r.player == nickname)
     if row.games:
         return Refusal(
             N_("{player} has played in this stage already; he can't be replaced."),
-            {"player": html.escape(nickname, quote=False)},
+            {"player": html_text(nickname)},
         )
     if nickname in current.stage.replaced.values():
         return Refusal(
             N_("{player} took a withdrawn entrant's place; he can't be replaced in turn."),
-            {"player": html.escape(nickname, quote=False)},
+            {"player": html_text(nickname)},
         )
     taken = set(current.entrants) | set(current.stage.replaced)
     into = next((r.player for r in before.standings.rows if r.player not in taken), None)
@@ -450,16 +450,16 @@ async def replace_entrant(
             i18n,
             ids[into].user_id,
             lambda: _("{title}: you enter the {stage} stage in place of {player}.").format(
-                title=html.escape(tournament.title, quote=False),
-                stage=html.escape(stage_name(view.row.name), quote=False),
-                player=html.escape(nickname, quote=False),
+                title=html_text(tournament.title),
+                stage=html_text(stage_name(view.row.name)),
+                player=html_text(nickname),
             ),
         )
         with i18n.use_locale(tournament.language):
             note = _("{into} enters the {stage} stage in place of {out}, who withdrew.").format(
-                into=html.escape(into, quote=False),
-                out=html.escape(nickname, quote=False),
-                stage=html.escape(stage_name(view.row.name), quote=False),
+                into=html_text(into),
+                out=html_text(nickname),
+                stage=html_text(stage_name(view.row.name)),
             )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)
     return Replaced(nickname, into, FollowUp(notices, publisher, tournament.id, now=True))

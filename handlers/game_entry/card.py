@@ -9,7 +9,6 @@ prompt is the step's own (``StepSpec.prompt``); points are shown by
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -18,6 +17,7 @@ from typing import Any
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
+from bot.markup import html_text
 from bot.rating_format import short_points
 from bot.services import Refusal
 from bot.services.records import PlayerRow
@@ -55,7 +55,7 @@ class Issue:
             params["role"] = str(ROLE_NAMES[Role(str(params["role"]))])
         if str(params.get("result")) in _RESULT_VALUES:
             params["result"] = str(RESULT_NAMES[Result(str(params["result"]))])
-        safe = {k: html.escape(str(v)) for k, v in params.items()}
+        safe = {k: html_text(str(v)) for k, v in params.items()}
         # The federation's rule numbers help a judge; our own decisions' ids (D1-D17) don't.
         prefix = f"{self.rule}: " if self.rule[:1].isdigit() else ""
         return prefix + _(self.template).format(**safe)
@@ -86,7 +86,7 @@ class View:
         if player_id is None:
             return "—"
         row = self.players.get(player_id)
-        return html.escape(row.nickname) if row else f"#{player_id}"
+        return html_text(row.nickname) if row else f"#{player_id}"
 
     def pending(self, player_id: int | None) -> bool:
         row = self.players.get(player_id) if player_id is not None else None
@@ -108,7 +108,7 @@ def seats_list(seats: Iterable[int]) -> str:
 
 def refusal_text(refusal: Refusal) -> str:
     """A use case's refusal for the card's HTML (its parameters escaped)."""
-    return _(refusal.msgid).format(**{k: html.escape(str(v)) for k, v in refusal.params.items()})
+    return _(refusal.msgid).format(**{k: html_text(str(v)) for k, v in refusal.params.items()})
 
 
 def rule_refusal(d: Draft, tentative: Draft, rules: tuple[str, ...]) -> str | None:
@@ -132,10 +132,10 @@ def rule_refusal(d: Draft, tentative: Draft, rules: tuple[str, ...]) -> str | No
 
 def header(card: Card, d: Draft, view: View) -> list[str]:
     if d.mode == "correct":
-        kind = _("Correcting game {code}").format(code=html.escape(view.original_code))
+        kind = _("Correcting game {code}").format(code=html_text(view.original_code))
     else:
         kind = _("New game")
-    lines = [f"🎲 <b>{html.escape(view.title)}</b> — {kind}"]
+    lines = [f"🎲 <b>{html_text(view.title)}</b> — {kind}"]
     number = card.number(d.step)
     if number:
         lines.append(
@@ -246,7 +246,7 @@ def points_lines(d: Draft, view: View) -> list[str]:
     lines = ["<b>" + _("Points in this game") + "</b>"]
     for s in breakdown.seats:
         lines.append(
-            f"{s.seat}. {html.escape(s.player)} ({ROLE_NAMES[s.role]}): {seat_points(s)} = "
+            f"{s.seat}. {html_text(s.player)} ({ROLE_NAMES[s.role]}): {seat_points(s)} = "
             f"<b>{short_points(s.total)}</b>"
         )
     first = d.first_killed
@@ -308,7 +308,7 @@ def render_text(card: Card, d: Draft, view: View) -> str:
     blocks.append(issues_lines(view.issues[:MAX_ISSUES]))
     if d.note:
         msgid, params = d.note
-        safe = {k: html.escape(str(v)) for k, v in params.items()}
+        safe = {k: html_text(str(v)) for k, v in params.items()}
         blocks.append(["ℹ️ " + _(msgid).format(**safe)])
     text = "\n\n".join("\n".join(b) for b in blocks if b)
     if len(text) > MAX_TEXT and spec.lists_seats:

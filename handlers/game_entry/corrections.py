@@ -8,7 +8,6 @@ are ``bot.services.games``).
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -19,6 +18,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.markup import html_text
 from bot.services import card_reads
 from bot.services.games import (
     NO_SUCH_GAME,
@@ -98,7 +98,7 @@ async def games_page(db: Database, tid: int, page: int) -> tuple[str, InlineKeyb
         nav.button(text=f"{page + 1}/{pages}", callback_data=GamesPage(tid=tid, page=page))
         nav.button(text="▶", callback_data=GamesPage(tid=tid, page=min(pages - 1, page + 1)))
         builder.attach(nav)
-    title = html.escape(t.title) if t else ""
+    title = html_text(t.title) if t else ""
     if not found:
         return _("«{title}»: no games yet.").format(title=title), builder.as_markup()
     text = _(

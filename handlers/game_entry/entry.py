@@ -3,13 +3,12 @@ the draft, check who acts, and hand the tap to the shown step (``steps/``)."""
 
 from __future__ import annotations
 
-import html
-
 from aiogram import F, Router
 from aiogram.filters import Command, StateFilter
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.services.records import TournamentRow
 from bot.services.staff import staff_tournaments
 from handlers.filters import AnyStaff
@@ -78,7 +77,7 @@ def _not_running_text(mine: list[TournamentRow]) -> str:
     return _(
         "The tournament «{title}» has not started yet: the chief judge starts it with "
         "/tournament. Games are entered once it is running."
-    ).format(title=html.escape(waiting[0].title))
+    ).format(title=html_text(waiting[0].title))
 
 
 async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:

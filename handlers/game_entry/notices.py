@@ -4,12 +4,11 @@ buttons, and an approval's decision. Rendered in the locale current when called.
 
 from __future__ import annotations
 
-import html
-
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.markup import html_text
 from bot.services.records import ApprovalRow, GameRecord, PlayerRow
 from handlers.game_entry.callbacks import ApprovalDecision, RosterDecision
 from handlers.game_entry.card import hundredths
@@ -48,11 +47,11 @@ class Notices:
             "<b>{value}</b> judge's extra points. Above 0.5 needs your approval (8.4.3); "
             "until then they don't count."
         ).format(
-            title=html.escape(title),
+            title=html_text(title),
             code=game.code,
-            judge=html.escape(judge),
+            judge=html_text(judge),
             seat=approval.seat,
-            player=html.escape(seat.nickname),
+            player=html_text(seat.nickname),
             value=hundredths(approval.requested),
         )
         return text, approval_markup(approval.id, approval.requested)
@@ -63,14 +62,14 @@ class Notices:
             return _("Approved: {value} for seat {seat} ({player}) in game {code}.").format(
                 value=hundredths(approval.requested),
                 seat=approval.seat,
-                player=html.escape(seat.nickname),
+                player=html_text(seat.nickname),
                 code=game.code,
             )
         if approval.status == "lowered":
             return _("Lowered to {value}: seat {seat} ({player}) in game {code}.").format(
                 value=hundredths(approval.granted or 0),
                 seat=approval.seat,
-                player=html.escape(seat.nickname),
+                player=html_text(seat.nickname),
                 code=game.code,
             )
         return _(
@@ -84,9 +83,9 @@ class Notices:
             "Judge {judge} added {player} to the roster of «{title}» at his table. "
             "Confirm him?"
         ).format(
-            judge=html.escape(judge),
-            player=f"<b>{html.escape(player.nickname)}</b>",
-            title=html.escape(title),
+            judge=html_text(judge),
+            player=f"<b>{html_text(player.nickname)}</b>",
+            title=html_text(title),
         )
         return text, roster_markup(player.id)
 

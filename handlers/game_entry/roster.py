@@ -3,7 +3,6 @@ the use case is ``bot.services.games.decide_table_player``)."""
 
 from __future__ import annotations
 
-import html
 import logging
 
 from aiogram import Router
@@ -11,6 +10,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.services import Refusal
 from bot.services.games import NO_SUCH_PLAYER, ONLY_CHIEF_CONFIRMS, decide_table_player
 from handlers.filters import ChiefJudge
@@ -35,7 +35,7 @@ async def decide_player(
         await callback.answer(row.text(), show_alert=True if row.alert else None)
         return
     await callback.answer()
-    name = f"<b>{html.escape(row.nickname)}</b>"
+    name = f"<b>{html_text(row.nickname)}</b>"
     text = (
         _("{player} is confirmed.").format(player=name)
         if callback_data.ok

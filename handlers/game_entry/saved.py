@@ -3,11 +3,11 @@ judge's game menu) and its line in the tournament chat."""
 
 from __future__ import annotations
 
-import html
 from fractions import Fraction
 
 from aiogram.utils.i18n import gettext as _
 
+from bot.markup import html_text
 from bot.rating_format import short_points
 from bot.services import card_reads
 from bot.services.records import Database, GameRecord, game_from_record
@@ -59,7 +59,7 @@ def summary_line(
     )
     if breakdown is not None:
         points = ", ".join(
-            f"{s.seat}. {html.escape(s.player)} {short_points(s.total)}"
+            f"{s.seat}. {html_text(s.player)} {short_points(s.total)}"
             for s in breakdown.seats
         )
         line += " " + _("Points: {points}").format(points=points)

@@ -8,7 +8,6 @@ after the third number or Done the bot answers "Accepted" (8.3.1).
 
 from __future__ import annotations
 
-import html
 import logging
 
 from aiogram import Bot
@@ -19,6 +18,7 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.i18n import locale_for
+from bot.markup import html_text
 from bot.services import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove, Step
@@ -191,7 +191,7 @@ def player_markup(d: Draft) -> InlineKeyboardMarkup:
 def player_text(d: Draft, title: str) -> str:
     lines = [
         _("«{title}», round {round}, table {table}: you were shot on night 1.").format(
-            title=html.escape(title), round=d.round, table=d.table
+            title=html_text(title), round=d.round, table=d.table
         )
     ]
     if d.bm_done:

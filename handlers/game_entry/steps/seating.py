@@ -7,12 +7,12 @@ taps a seat and picks a substitute, who then plays that seat in the record."""
 
 from __future__ import annotations
 
-import html
 import re
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
+from bot.markup import html_text
 from bot.services import Refusal, card_reads, stages
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
 from bot.services.stored_plans import elsewhere_in_round
@@ -47,7 +47,7 @@ def prompt(d: Draft, view: View) -> list[str]:
             )
         )
     if d.query:
-        lines.append(_("Filter: «{query}»").format(query=html.escape(d.query)))
+        lines.append(_("Filter: «{query}»").format(query=html_text(d.query)))
     if any(pid in view.busy for pid in candidates(d, view)):
         lines.append(_("⚠N after a name: he plays this round at table N."))
     return [*lines, *busy_lines(d, view)]
@@ -141,7 +141,7 @@ def busy_lines(d: Draft, view: View) -> list[str]:
     """A warning for each seated player who plays this round at another table."""
     return [
         "⚠ " + _("{player} plays round {round} at table {table} too.").format(
-            player=html.escape(view.nickname(pid)), round=d.round, table=view.busy[pid]
+            player=html_text(view.nickname(pid)), round=d.round, table=view.busy[pid]
         )
         for pid in d.players
         if pid is not None and pid in view.busy
@@ -171,11 +171,11 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
         return _("This player is not on the tournament's roster.")
     if row.status != "confirmed" and row.id not in d.added:
         return _("{player} is not confirmed by the chief judge yet.").format(
-            player=html.escape(row.nickname)
+            player=html_text(row.nickname)
         )
     if row.withdrawn_at is not None:
         return _("{player} is withdrawn from the tournament: choose another player.").format(
-            player=html.escape(row.nickname)
+            player=html_text(row.nickname)
         )
     refusal = await _not_entrant(ctx, d, [row.nickname], [player_id])
     if refusal is not None:
@@ -183,7 +183,7 @@ async def _may_sit(ctx: Ctx, d: Draft, player_id: int) -> str | None:
     seat = d.seat_of(player_id)
     if seat is not None:
         return _("{player} already sits at seat {seat}; a player sits only once.").format(
-            player=html.escape(row.nickname), seat=seat
+            player=html_text(row.nickname), seat=seat
         )
     return None
 
@@ -201,7 +201,7 @@ async def _not_entrant(
         return None
     text = _("Not among the entrants of the {stage} stage: {names}. Nothing was changed.")
     return text.format(
-        stage=html.escape(stage_name(stage)), names=", ".join(html.escape(n) for n in strangers)
+        stage=html_text(stage_name(stage)), names=", ".join(html_text(n) for n in strangers)
     )
 
 
@@ -355,10 +355,10 @@ def _paste_refusal(chosen: list[int], unknown: list[str], unconfirmed: list[str]
         return _(
             "Not on the roster: {names}. Nothing was changed. Add them first: tap the seat, "
             "type the nickname, then Add."
-        ).format(names=", ".join(html.escape(n) for n in unknown))
+        ).format(names=", ".join(html_text(n) for n in unknown))
     if unconfirmed:
         return _("Not confirmed by the chief judge yet: {names}. Nothing was changed.").format(
-            names=", ".join(html.escape(n) for n in unconfirmed)
+            names=", ".join(html_text(n) for n in unconfirmed)
         )
     if len(set(chosen)) != SEATS:
         return _("A player is listed twice; a player sits only once. Nothing was changed.")
