@@ -265,26 +265,39 @@ def protest_note(protest_id: int, status: str) -> str:
     return notes.get(status, "{id}").format(id=protest_id)
 
 
-def _judge_text(seat: SeatPoints) -> str:
-    value = points(seat.judge)
-    if not seat.judge:
-        return _("judge's: {value}").format(value=value)
-    if seat.judge_counted:
-        return _("judge's: {value} (counted)").format(value=value)
-    if seat.judge_pending:
-        return _("judge's: {value} (not counted yet: awaits the chief judge's approval)").format(
-            value=value
-        )
-    return _("judge's: {value} (not counted: the best move is not less, 8.4.6)").format(value=value)
-
-
-def _best_move_text(seat: SeatPoints) -> str:
-    value = points(seat.best_move)
-    if seat.best_move and seat.judge_counted:
-        return _("best move: {value} (not counted: judge's points are larger, 8.4.6)").format(
-            value=value
-        )
-    return _("best move: {value}").format(value=value)
+def seat_parts(
+    s: SeatPoints, *, every: bool = False, penalty_rules: Sequence[str] = ()
+) -> list[str]:
+    """What a seat's points are made of, in the same words wherever they are shown
+    (the judge's card, /rating): win, Ci, best move, judge's points, penalties,
+    disqualification. Only the parts that are not zero, in short numbers (0.4), unless
+    ``every`` (each part, with two decimals: 0.40)."""
+    shown = points if every else short_points
+    parts = []
+    if every or s.win:
+        parts.append(_("win {value}").format(value=shown(s.win)))
+    if every or s.ci:
+        parts.append(_("Ci {value}").format(value=shown(s.ci)))
+    if every or s.best_move:
+        part = _("best move {value}").format(value=shown(s.best_move))
+        if s.best_move and s.judge_counted:
+            part += " " + _("(not counted: judge's points are larger, 8.4.6)")
+        parts.append(part)
+    if every or s.judge:
+        part = _("judge {value}").format(value=shown(s.judge))
+        if s.judge and s.judge_pending:
+            part += " " + _("(not counted yet: awaits the chief judge's approval)")
+        elif s.judge and not s.judge_counted:
+            part += " " + _("(not counted: the best move is not less, 8.4.6)")
+        parts.append(part)
+    if every or s.penalties:
+        part = _("penalties {value}").format(value=shown(s.penalties))
+        if penalty_rules:
+            part += " (" + ", ".join(penalty_rules) + ")"
+        parts.append(part)
+    if every or s.disqualification:
+        parts.append(_("disqualification {value}").format(value=shown(s.disqualification)))
+    return parts
 
 
 def game_block(game: GameView) -> str:
@@ -302,18 +315,8 @@ def game_block(game: GameView) -> str:
     if game.awaiting_approval:
         head_parts.append(_("awaits approval"))
     head_parts += marks
-    penalties = points(seat.penalties)
-    if game.penalty_rules:
-        penalties += " (" + ", ".join(game.penalty_rules) + ")"
-    components = [
-        _("win: {value}").format(value=points(seat.win)),
-        _("Ci: {value}").format(value=points(seat.ci)),
-        _best_move_text(seat),
-        _judge_text(seat),
-        _("disqualification: {value}").format(value=points(seat.disqualification)),
-        _("penalties: {value}").format(value=penalties),
-        _("<b>total: {value}</b>").format(value=points(seat.total)),
-    ]
+    components = seat_parts(seat, every=True, penalty_rules=game.penalty_rules)
+    components.append("<b>" + _("total {value}").format(value=points(seat.total)) + "</b>")
     return " · ".join(head_parts) + "\n" + " · ".join(components)
 
 

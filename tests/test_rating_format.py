@@ -155,9 +155,9 @@ def test_game_block_lists_every_component() -> None:
     block = game_block(GameView(3, 2, Result.BLACK, seat_points(), protests=((7, "rejected"),)))
     assert block == (
         "<b>Round 3, table 2</b> · seat 1, civilian · your team lost · protest #7 rejected\n"
-        "win: 0.00 · Ci: 0.10 · best move: 0.40 · "
-        "judge's: 0.30 (not counted: the best move is not less, 8.4.6) · "
-        "disqualification: 0.00 · penalties: 0.00 · <b>total: 0.50</b>"
+        "win 0.00 · Ci 0.10 · best move 0.40 · "
+        "judge 0.30 (not counted: the best move is not less, 8.4.6) · "
+        "penalties 0.00 · disqualification 0.00 · <b>total 0.50</b>"
     )
 
 

@@ -18,7 +18,7 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.markup import html_text
-from bot.rating_format import short_points
+from bot.rating_format import seat_parts, short_points
 from bot.services import Refusal
 from bot.services.records import PlayerRow
 from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
@@ -270,27 +270,7 @@ def ci_line(seat: int, info: tuple[int, int, Fraction]) -> str:
 
 def seat_points(s: SeatPoints) -> str:
     """What a seat's total is made of, e.g. "win 1 · judge 0.3"; "0" for nothing."""
-    parts = []
-    if s.win:
-        parts.append(_("win {value}").format(value=short_points(s.win)))
-    if s.ci:
-        parts.append(_("Ci {value}").format(value=short_points(s.ci)))
-    if s.best_move:
-        parts.append(_("best move {value}").format(value=short_points(s.best_move)))
-    if s.judge:
-        part = _("judge {value}").format(value=short_points(s.judge))
-        if s.judge_pending:
-            part += " " + _("(awaits the chief judge's approval)")
-        elif not s.judge_counted:
-            part += " " + _("(does not count: the best move is not less, 8.4.6)")
-        parts.append(part)
-    if s.penalties:
-        parts.append(_("penalties {value}").format(value=short_points(s.penalties)))
-    if s.disqualification:
-        parts.append(
-            _("disqualification {value}").format(value=short_points(s.disqualification))
-        )
-    return " · ".join(parts) if parts else "0"
+    return " · ".join(seat_parts(s)) or "0"
 
 
 def issues_lines(issues: list[Issue]) -> list[str]:

@@ -30,7 +30,7 @@ async def test_d7_points_above_0_5_wait_for_the_chief_who_approves(
     game = await game_with_points(world, judge, 6, "0.6")
     assert game.status == "pending"
     assert "wait for the chief judge's approval (8.4.3)" in judge.text
-    assert "judge 0.6 (awaits the chief judge's approval)" in judge.text
+    assert "judge 0.6 (not counted yet: awaits the chief judge's approval)" in judge.text
     request = harness.session.last_message(CHIEF)
     assert request is not None and "0.6" in (request.text or "") and "8.4.3" in (request.text or "")
     # Only the chief decides.

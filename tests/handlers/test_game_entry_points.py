@@ -325,7 +325,7 @@ async def test_8_4_6_the_best_move_wins_and_frees_the_budget(
     await judge.say("7 0.5")
     assert "Budget (8.4.2): 1 of 1.0 counts, 0 free." in judge.text
     await judge.next()
-    assert "5. Echo (civilian): win 1 · best move 0.4 · judge 0.4 (does not count" in judge.text
+    assert "5. Echo (civilian): win 1 · best move 0.4 · judge 0.4 (not counted" in judge.text
     assert "6. Foxtrot (civilian): win 1 · judge 0.5 = <b>1.5</b>" in judge.text
     game = await judge.save()
     assert game.seat(5).judge_extra == 40 and game.status == "final"

@@ -189,21 +189,21 @@ async def test_private_rating_shows_own_row_and_game_breakdown(
     assert "total 1.30 · extra 0.20 · wins 1 · Ci 0.10 · games 2" in text
     assert (
         "<b>Round 1, table 1</b> · seat 1, civilian · your team lost\n"
-        "win: 0.00 · Ci: 0.10 · best move: 0.40 · "
-        "judge's: 0.30 (not counted: the best move is not less, 8.4.6) · "
-        "disqualification: 0.00 · penalties: 0.00 · <b>total: 0.50</b>"
+        "win 0.00 · Ci 0.10 · best move 0.40 · "
+        "judge 0.30 (not counted: the best move is not less, 8.4.6) · "
+        "penalties 0.00 · disqualification 0.00 · <b>total 0.50</b>"
     ) in text
     assert (
         "<b>Round 2, table 1</b> · seat 7, don · your team won\n"
-        "win: 1.00 · Ci: 0.00 · best move: 0.00 · judge's: 0.30 (counted) · "
-        "disqualification: −0.50 · penalties: 0.00 · <b>total: 0.80</b>"
+        "win 1.00 · Ci 0.00 · best move 0.00 · judge 0.30 · "
+        "penalties 0.00 · disqualification −0.50 · <b>total 0.80</b>"
     ) in text
     assert all(utf16_len(t) < MESSAGE_LIMIT for t in texts)
 
     other = harness.user(USER_BASE + 3, "Olga", language_code="en")
     await harness.say(other, "/rating")
     text = "\n".join(harness.session.sent_texts(other.id))
-    assert "penalties: −0.40 (8.5.1)" in text
+    assert "penalties −0.40 (8.5.1)" in text
 
 
 async def test_private_rating_marks_pending_and_protested_games(
@@ -218,8 +218,8 @@ async def test_private_rating_marks_pending_and_protested_games(
     text = "\n".join(harness.session.sent_texts(player.id))
     assert "seat 5, sheriff · your team won · awaits approval" in text
     assert f"protest #{protest.id} open" in text
-    assert "judge's: 0.70 (not counted yet: awaits the chief judge's approval)" in text
-    assert "<b>total: 1.00</b>" in text
+    assert "judge 0.70 (not counted yet: awaits the chief judge's approval)" in text
+    assert "<b>total 1.00</b>" in text
 
 
 async def test_private_rating_of_a_player_without_games(harness: BotHarness, db: Database) -> None:
