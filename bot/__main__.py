@@ -49,7 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "backup":
         from bot.db.connection import backup_file
 
-        asyncio.run(backup_file(settings.database_path, args.path))
+        try:
+            asyncio.run(backup_file(settings.database_path, args.path))
+        except FileNotFoundError as error:  # no database yet, or DATABASE_PATH misspelt
+            print(f"backup failed: {error}", file=sys.stderr)
+            return 2
         return 0
     if args.command == "restore":
         return _restore(Path(args.path), settings.database_path)

@@ -216,3 +216,14 @@ async def test_the_schedule_runs_until_stopped(tmp_path: Path) -> None:
         assert BackupSchedule(db, tmp_path / "none", timedelta(hours=1), 2).first_wait() == 60
     finally:
         await db.close()
+
+
+def test_a_backup_of_no_database_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bot backup`` before the bot ever ran (or with DATABASE_PATH misspelt)."""
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "none.sqlite3"))
+    assert main(["backup", str(tmp_path / "copy.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("backup failed: no database at") and "Traceback" not in err
+    assert not (tmp_path / "copy.sqlite3").exists()
