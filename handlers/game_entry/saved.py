@@ -29,7 +29,9 @@ async def saved_view(
     view = View(original_code=game.code)
     async with db.read() as conn:
         t = await tournaments.get_tournament(conn, game.tournament_id)
-        view.players = {p.id: p for p in await players.list_players(conn, game.tournament_id)}
+        # The ten seated, not the whole tournament: a Save must stay cheap at 300 players.
+        seated = await players.players_by_id(conn, [seat.player_id for seat in game.seats])
+        view.players = {p.id: p for p in seated}
     view.title = t.title if t else ""
     model = game_from_record(game)
     if game.status != "annulled":

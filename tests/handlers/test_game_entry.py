@@ -4,6 +4,9 @@ restart, stale buttons, two judges at once, who may enter games."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
 
 from bot.app import build_dispatcher
 from bot.config import Settings
@@ -55,6 +58,29 @@ async def test_normal_red_win_is_saved_audited_and_announced(
     assert entries[0].after["round"] == 1 and entries[0].before is None
     line = harness.session.sent_texts(GROUP)[0]
     assert "1" in line and "Alpha 1" in line and "Bravo 0" in line
+
+
+async def test_save_reads_the_ten_seated_players_not_the_whole_tournament(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = await World.create(harness, db)  # twelve players
+    judge = world.judge()
+    await judge.enter()
+    await judge.to_review()
+    listed: list[int] = []
+    list_players = players.list_players
+
+    async def every_player(conn: Any, tournament_id: int, **kwargs: Any) -> Any:
+        listed.append(tournament_id)
+        return await list_players(conn, tournament_id, **kwargs)
+
+    monkeypatch.setattr(players, "list_players", every_player)
+    await judge.save()
+
+    assert listed == []  # the final card has its ten players by id
+    assert "✅ <b>Saved</b>: game R1-T1" in judge.text
+    assert all(nick in judge.text for nick in NICKS[:10])
+    assert not any(nick in judge.text for nick in NICKS[10:])
 
 
 async def test_new_game_button_starts_the_next_table(harness: BotHarness, db: Database) -> None:
