@@ -149,9 +149,18 @@ async def on_step(
         await callback.answer(refusal, show_alert=len(refusal) > 60)
         return
     d.tap = callback.id
-    await callback.answer()
+    # The card goes out beside the answer, not a round trip after it.
+    answer = _answer(callback)
+    if ctx.background is None:
+        await answer
+    else:
+        ctx.background.spawn(answer, name=f"answer {callback.id}")
     await ctx.run_after()
     await show(ctx, d)
+
+
+async def _answer(callback: CallbackQuery) -> None:
+    await callback.answer()
 
 
 # -- typed input -------------------------------------------------------------------------

@@ -3,10 +3,13 @@ restart, stale buttons, two judges at once, who may enter games."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from aiogram.methods import AnswerCallbackQuery, EditMessageText
 
 from bot.app import build_dispatcher
 from bot.config import Settings
@@ -81,6 +84,40 @@ async def test_save_reads_the_ten_seated_players_not_the_whole_tournament(
     assert "✅ <b>Saved</b>: game R1-T1" in judge.text
     assert all(nick in judge.text for nick in NICKS[:10])
     assert not any(nick in judge.text for nick in NICKS[10:])
+
+
+async def test_the_card_is_edited_while_the_taps_answer_is_on_its_way(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    await judge.seat()
+    session = harness.session
+    make_request = session.make_request
+    edited = asyncio.Event()
+    order: list[str] = []
+
+    async def slow_answers(
+        bot: Any, method: Any, timeout: int | None = None  # noqa: ASYNC109 - the session's
+    ) -> Any:
+        if isinstance(method, AnswerCallbackQuery):
+            # A slow network: the answer is still on its way when the card could go.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(edited.wait(), 2)
+            order.append("answered")
+        result = await make_request(bot, method, timeout)
+        if isinstance(method, EditMessageText):
+            order.append("edited")
+            edited.set()
+        return result
+
+    monkeypatch.setattr(session, "make_request", slow_answers)
+    await judge.tap("3")
+
+    assert order == ["edited", "answered"]
+    assert "⭐3" in judge.labels()
 
 
 async def test_new_game_button_starts_the_next_table(harness: BotHarness, db: Database) -> None:
