@@ -411,6 +411,42 @@ async def test_several_running_tournaments_the_judge_picks_one(
     assert "Autumn Open" in judge.text
 
 
+async def test_a_taps_answer_says_what_it_did_while_the_card_may_still_wait(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    await judge.seat()
+    await judge.tap("3")
+    assert judge.last_answer() == "Seat 3: sheriff"
+    await judge.tap("⭐3")
+    assert judge.last_answer() == "Seat 3: role taken back"
+    for seat in ("1", "2", "3", "4"):
+        await judge.tap(seat)
+    assert judge.last_answer() == "Seat 4: mafia"
+    await judge.next()
+    assert judge.last_answer() == "Step 4/11: Day 1"
+    await judge.tap("0")
+    assert judge.last_answer() == "Day 1: 0 voted out; Step 5/11: Night 1"
+    await judge.tap("Miss (nobody shot)")
+    assert judge.last_answer() == "Night 1: a miss; Step 7/11: Result"
+
+
+async def test_a_taps_answer_is_in_the_judges_language(harness: BotHarness, db: Database) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge(language="ru")
+    await judge.say("/game")
+    judge.card_id = harness.session.last_message(JUDGE).message_id  # type: ignore[union-attr]
+    await judge.say("1 1")
+    await judge.say("\n".join(NICKS[:10]))
+    await judge.tap("Далее ▶")
+    assert judge.last_answer() == "Шаг 3/11: Роли"
+    await judge.tap("3")
+    assert judge.last_answer() == "Место 3: шериф"
+
+
 async def test_russian_is_the_default_language_of_the_card(
     harness: BotHarness, db: Database
 ) -> None:
