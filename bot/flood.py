@@ -194,10 +194,10 @@ def _is_group(key: Hashable) -> bool:
 class _Window:
     """Sliding-window log: at most ``rate`` units in any ``period`` seconds.
 
-    A request occupies its units from dispatch until its reply and is then stamped
-    about when it was sent (:meth:`FloodControl._stamp`): its slot is free again a
-    period after the send, not a period after the reply, which cost a round trip a
-    slot (at 0.1 s a trip the bot's 30 a second were 27).
+    A request occupies its units from dispatch until its reply and is then stamped:
+    with the reply's time (Telegram counted it on arrival, before), or for the bot's
+    30 a second about when it was sent (:meth:`FloodControl._stamp`): there a slot
+    lasting a round trip more than a period made 30 a second 27 at 0.1 s a trip.
     """
 
     __slots__ = ("_changed", "_clock", "_in_flight", "_stamps", "period", "rate")
@@ -250,10 +250,10 @@ class _Window:
 class _Pace:
     """A chat's pace: a burst of ``burst``, then one request per ``period``.
 
-    The k-th previous request must have been sent at least ``(k - burst + 1) * period``
-    seconds ago (a token bucket written over send stamps, as :class:`_Window` keeps
-    them). A chat's requests are sent one at a time, so nothing is in flight when
-    ``delay`` is asked.
+    The k-th previous request must have completed at least ``(k - burst + 1) * period``
+    seconds ago (a token bucket written over reply stamps: the round trip delays the
+    pace once, not a slot after slot). A chat's requests are sent one at a time, so
+    nothing is in flight when ``delay`` is asked.
     """
 
     __slots__ = ("_changed", "_clock", "_stamps", "burst", "period")
@@ -285,8 +285,6 @@ class _Pace:
 
     def finish(self, weight: int, stamp: float | None) -> None:
         if stamp is not None:
-            # One request at a time: only the first stamp may come before the one kept.
-            stamp = max(stamp, self._stamps[-1] if self._stamps else stamp)
             self._stamps.extend([stamp] * min(weight, self.burst))
         self._changed.set()
 
@@ -347,6 +345,7 @@ class FloodControl(BaseRequestMiddleware):
     # How much faster than the fastest round trip seen a way out and another request's
     # way back may be together (the event loop's delays, encoding, the network).
     _TRIP_SPREAD = 0.01
+    _NETWORK_TRIP = 0.04
 
     def __init__(
         self,
@@ -539,9 +538,10 @@ class FloodControl(BaseRequestMiddleware):
             sent_at = self._clock()  # from here on Telegram may count it, whatever happens
             return await make_request(bot, method)
         finally:
-            stamp = None if sent_at is None else self._stamp(sent_at)
+            replied = None if sent_at is None else self._clock()
+            early = None if sent_at is None or replied is None else self._stamp(sent_at, replied)
             for window in taken:
-                window.finish(weight, stamp)
+                window.finish(weight, early if window is self._global else replied)
 
     async def _acquire(self, window: _Window | _Pace, weight: int) -> None:
         while (delay := window.delay(weight)) != 0:
@@ -553,21 +553,21 @@ class FloodControl(BaseRequestMiddleware):
 
     # -- helpers --------------------------------------------------------------------
 
-    def _stamp(self, sent_at: float) -> float:
-        """The stamp of a request sent at ``sent_at`` whose reply is in now: about its
-        send, so that a slot is free again a period after the send.
+    def _stamp(self, sent_at: float, now: float) -> float:
+        """The global window's stamp of a request sent at ``sent_at`` whose reply is in
+        ``now``: about its send, so that its slot is free again a period after it.
 
         Telegram counts a request on arrival. The next one, sent a period after this
         stamp, arrives at least a period after this one as long as its way out plus
         this one's way back take the fastest round trip seen (or this one, if faster)
-        less ``_TRIP_SPREAD``: the stamp is now less that. With trips alike it is the
-        send; where trips vary more than the spread (and for the first reply, with
-        nothing to go by) it is the reply, as safe as it gets."""
-        now = self._clock()
+        less ``_TRIP_SPREAD``: the stamp is ``now`` less that. With trips alike it is
+        the send. Trips under ``_NETWORK_TRIP`` are the event loop's more than the
+        network's and vary as much as they last: those (and the first reply, with
+        nothing to go by) are stamped ``now``, as safe as it gets."""
         trip = now - sent_at
         fastest = self._fastest
         self._fastest = trip if fastest is None else min(fastest, trip)
-        if fastest is None:
+        if fastest is None or fastest < self._NETWORK_TRIP:
             return now
         return now - max(0.0, min(fastest, trip) - self._TRIP_SPREAD)
 
