@@ -15,6 +15,16 @@ in, and taps a button of that step. Measured for every action:
   as the bot keeps them: at most 3 and 12), and the fake's 429 answers.
 
 Run by ``bench/bot_bench.py`` (``--paces``); alone: ``python -m bench.pace``.
+
+**Many tables** (``python -m bench.pace --tables 30 --rtt 0.1``): one bot, one
+tournament, a judge at each table entering ``--games`` games one after another, each
+tap once his card shows the previous one and not sooner than a second after it (the
+reference way above, at every table at once); with ``--after-card`` a second after his
+card showed it (he reads it first: 30 tables then ask about 25 messages a second).
+``--rtt`` is the fake server's round trip (``FakeTelegram.latency``): the bot's 30
+messages a second bind here, and a card waiting for a slot is what the judges see.
+Reported: tap -> card and tap -> answer p50/p95/max over every table's actions, the
+429s, the most messages in any second.
 """
 
 from __future__ import annotations
@@ -319,6 +329,162 @@ async def pace_bench(paces: list[float], work: Path, seed: int) -> dict[str, Any
     return results
 
 
+# -- many tables ------------------------------------------------------------------------
+
+
+def _watched_fake(token: str, latency: float) -> Any:
+    """A fake server that notes, per chat, when the card changed and when taps were
+    answered, so that many judges wait on an event instead of scanning the request log."""
+    from tests.e2e.fake_telegram import FakeTelegram
+
+    class Watched(FakeTelegram):
+        def __init__(self) -> None:
+            super().__init__(token, latency=latency)
+            self.changes: dict[Any, list[float]] = {}  # chat -> card changes (arrival)
+            self.answered: dict[str, float] = {}  # callback query id -> its answer
+            self.changed = asyncio.Event()
+
+        def call(self, method: str, params: Any, *, source: Any = None) -> Any:
+            result = super().call(method, params, source=source)
+            data = params.data
+            if method in ("editMessageText", "sendMessage") and data.get("reply_markup"):
+                self.changes.setdefault(data.get("chat_id"), []).append(self.clock())
+            elif method == "answerCallbackQuery":
+                self.answered[str(data.get("callback_query_id"))] = self.clock()
+            self.changed.set()
+            self.changed = asyncio.Event()
+            return result
+
+    return Watched()
+
+
+@dataclass
+class TablesRun:
+    tables: int
+    rtt: float
+    games: int
+    after_card: bool  # the pace counts from the card showing the last tap, not the tap
+    shown: list[float] = field(default_factory=list)  # tap -> card, every table's actions
+    answers: list[float] = field(default_factory=list)
+    saved: int = 0
+    floods: int = 0
+    most_in_1s: int = 0
+    seconds: float = 0.0
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def report(self) -> dict[str, Any]:
+        def q(values: list[float], at: float) -> float:
+            return round(_quantile(values, at), 3)
+
+        return {
+            "tables": self.tables, "rtt_s": self.rtt, "games_per_table": self.games,
+            "pace_from": "the card" if self.after_card else "the tap",
+            "actions": len(self.shown),
+            "tap_to_card_p50_s": q(self.shown, 0.5), "tap_to_card_p95_s": q(self.shown, 0.95),
+            "tap_to_card_max_s": round(max(self.shown, default=float("nan")), 3),
+            "answer_p50_s": q(self.answers, 0.5), "answer_p95_s": q(self.answers, 0.95),
+            "answer_max_s": round(max(self.answers, default=float("nan")), 3),
+            "games_saved": self.saved, "429s": self.floods,
+            "messages_most_in_1s": self.most_in_1s, "seconds": round(self.seconds, 1),
+            "load_average": self.load,
+        }
+
+
+async def _judge_plays(fake: Any, judge: Any, script: list[Action], pace: float,
+                       start: float, run: TablesRun, after_card: bool) -> None:
+    chat = judge.id
+    last = start - pace
+    for action in script:
+        if isinstance(action, Say):
+            await asyncio.sleep(max(0.0, last + pace - time.monotonic()))
+            fake.send_text(judge, chat, action.text)
+            query: dict[str, Any] = {}
+        else:
+            query, _mark = await _act(fake, judge, chat, action, None, last + pace)
+            if not query:
+                continue  # the step was passed already: nothing to tap
+        mark = last = time.monotonic()
+        seen = len(fake.changes.get(chat, ()))
+        while True:
+            after = [t for t in fake.changes.get(chat, ())[seen:] if t >= mark]
+            if after:
+                run.shown.append(after[0] - mark)
+                if after_card:
+                    last = after[0]
+                break
+            try:
+                await asyncio.wait_for(fake.changed.wait(), timeout=30)
+            except TimeoutError:
+                raise StreamError(f"no card after {describe(getattr(action, 'label', ''))} "
+                                  f"at table of {judge.first_name}") from None
+        if query.get("id"):
+            answered = await fake.wait_until(lambda q=query: fake.answered.get(q["id"]),
+                                             timeout=30, interval=0.02, what="the answer")
+            run.answers.append(answered - mark)
+
+
+async def tables_bench(tables: int, rtt: float, games: int, work: Path, seed: int,
+                       pace: float = 1.0, *, after_card: bool = False) -> TablesRun:
+    """``tables`` judges at once, each entering ``games`` games at ``pace`` (see above);
+    ``work`` is an existing directory."""
+    from tests.e2e.bot_process import BotProcess
+    from tests.e2e.fake_telegram import make_token
+
+    run = TablesRun(tables, rtt, games, after_card)
+    fake = _watched_fake(make_token(), rtt)
+    await fake.start()
+    try:
+        chief = fake.create_user("Chief", "tables_chief", language_code="en")
+        judges = [fake.create_user(f"Judge{k}", f"tables_judge{k}", language_code="en")
+                  for k in range(1, tables + 1)]
+        for user in (chief, *judges):
+            fake.start_private(user)
+        group = fake.create_group("Tables Cup", [chief, *judges], supergroup=True)
+        path = work / "tables.sqlite3"
+        db = await Database.open(path)
+        try:
+            world = await seed_tournament(
+                db, games_count=tables, players_count=10 * tables, chat_id=group.id,
+                chief=Person(chief.id, "Chief", "en"),
+                judge_people=[Person(j.id, j.first_name, "en") for j in judges], seed=seed)
+        finally:
+            await db.close()
+        env = {"BOT_TOKEN": fake.token, "TELEGRAM_API_URL": fake.base_url,
+               "DATABASE_PATH": str(path),
+               "LOG_LEVEL": os.environ.get("PACE_LOG_LEVEL", "WARNING")}
+        proc = BotProcess(env=env, log_path=work / "bot.log", fake=fake)
+        await proc.start(wait_ready=True, timeout=60)
+        try:
+            rng = random.Random(seed)
+            plays = []
+            started = time.monotonic()
+            for k, judge in enumerate(judges, start=1):
+                person = Person(judge.id, judge.first_name, "en")
+                seated = world.players[(k - 1) * 10 : k * 10]
+                script = [action for g in range(games) for action in game_script(
+                    person, world.rounds + 1 + g, k, seated, rng, first=g == 0)]
+                # The judges don't start in the same instant.
+                start = started + rng.uniform(0, pace)
+                plays.append(_judge_plays(fake, judge, script, pace, start, run, after_card))
+            await asyncio.gather(*plays)
+            run.seconds = time.monotonic() - started
+            run.load = os.getloadavg()
+        finally:
+            # Not stopped: the group's result lines (20 a minute) would hold a clean stop
+            # for minutes, and the outbox keeps them anyway.
+            proc.kill()
+            await proc.cleanup()
+        counted = [r.time for r in fake.requests
+                   if fake.counts_as_message(r.method) and r.response is not None]
+        run.most_in_1s = most_in_any(counted, 1.0)
+        run.floods = fake.count_429
+        run.saved = sum(1 for j in judges for m in fake.messages(j.id)
+                        if m.content.startswith("✅"))
+    finally:
+        await fake.stop()
+    return run
+
+
 def main() -> int:
     import argparse
     import json
@@ -328,10 +494,23 @@ def main() -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--paces", default="1.0,0.3")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--tables", type=int, default=0,
+                        help="judges entering games at once (many tables; see above)")
+    parser.add_argument("--rtt", type=float, default=0.0,
+                        help="the fake server's round trip in seconds (with --tables)")
+    parser.add_argument("--games", type=int, default=2, help="games per table (with --tables)")
+    parser.add_argument("--after-card", action="store_true",
+                        help="with --tables: a judge taps a second after his card showed his "
+                             "last tap (reads it first), not a second after that tap")
     args = parser.parse_args()
     paces = [float(p) for p in args.paces.split(",")]
     with tempfile.TemporaryDirectory(prefix="pace-bench-") as tmp:
         try:
+            if args.tables:
+                run = asyncio.run(tables_bench(args.tables, args.rtt, args.games,
+                                               Path(tmp), args.seed, after_card=args.after_card))
+                print(json.dumps(run.report(), indent=2))
+                return 0
             results = asyncio.run(pace_bench(paces, Path(tmp), args.seed))
         except StreamError as exc:
             print(f"the game could not be played: {exc}", file=sys.stderr)

@@ -1,4 +1,4 @@
-# Run with `pytest bench/test_bot_bench_smoke.py` (not in `make test`: it takes ~30 s).
+# Run with `pytest bench/test_bot_bench_smoke.py` (not in `make test`: it takes ~60 s).
 """``bench/bot_bench.py`` at a tiny size: it still runs end to end (the recorded stream
 still matches the judge's card, the real bot still starts) and reports every figure."""
 
@@ -93,3 +93,17 @@ def test_bot_bench_reports_every_figure(tmp_path: Path) -> None:
     for heading in ("1. Per-update cost", "2. Save -> recomputed standings",
                     "3. Peak memory", "Targets", "Profile of the per-update stream"):
         assert heading in stdout, heading
+
+
+@pytest.mark.timeout(120)
+def test_many_tables_bench_reports_every_figure() -> None:
+    """``python -m bench.pace --tables`` at two tables: every action shown and answered."""
+    argv = [sys.executable, "-m", "bench.pace", "--tables", "2", "--rtt", "0.05",
+            "--games", "1", "--after-card"]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=110)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(done.stdout)
+    assert report["tables"] == 2 and report["games_saved"] == 2
+    assert report["actions"] > 20 and report["429s"] == 0
+    for key in ("tap_to_card_p50_s", "tap_to_card_p95_s", "answer_p95_s"):
+        assert report[key] > 0, key

@@ -8,6 +8,7 @@ had to answer 429 and no request was retried before its ``retry_after`` expired.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import random
 import time
 from collections.abc import Awaitable
@@ -434,3 +435,59 @@ async def test_never_over_telegrams_counts_in_any_window(seed: int) -> None:
         assert most_in_any(arrivals(session, chat), 60 * scale) <= 20
     everything = [c.at for c in session.calls if c.ok and counts_toward_limits(c.method)]
     assert most_in_any(everything, 1 * scale) <= 30
+
+
+
+class SteppedClock:
+    """Virtual time for concurrent tasks: when every task waits, time jumps to the
+    earliest sleeper's wake-up (``run``)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._count = 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        wake = asyncio.get_running_loop().create_future()
+        self._count += 1
+        heapq.heappush(self._sleepers, (self.now + max(seconds, 0.0), self._count, wake))
+        await wake
+
+    async def run(self, work: Awaitable[Any]) -> Any:
+        task = asyncio.ensure_future(work)
+        while not task.done():
+            for _ in range(20):  # let every task run on until it waits
+                await asyncio.sleep(0)
+            if self._sleepers and not task.done():
+                at, _, wake = heapq.heappop(self._sleepers)
+                self.now = max(self.now, at)
+                wake.set_result(None)
+        return task.result()
+
+
+async def test_with_a_round_trip_the_bot_still_sends_thirty_a_second() -> None:
+    """A slot is free again a second after the send, not a second after the reply: with
+    a steady 0.1 s round trip, 120 messages to 120 chats go out in 4 seconds' slots of
+    30 (stamping the reply made every slot last 1.1 s)."""
+    clock = SteppedClock()
+    arrived: list[float] = []
+
+    async def telegram(bot: Bot, method: TelegramMethod[Any]) -> Any:
+        await clock.sleep(0.05)  # on its way
+        arrived.append(clock.now)
+        await clock.sleep(0.05)  # the answer on its way back
+        return True
+
+    bot, _, _ = make_bot(None)
+    flood = FloodControl(FloodLimits(), clock=clock, sleep=clock.sleep)
+    sends = [flood(telegram, bot, SendMessage(chat_id=1000 + i, text="news")) for i in range(120)]
+    await clock.run(asyncio.gather(*sends))
+
+    assert len(arrived) == 120
+    assert most_in_any(arrived, 1.0) <= 30
+    # Each wave a second after the last (the first one's slots wait for the first
+    # reply, which has no round trip to go by): 3.22 s; with stamps at the replies 3.4.
+    assert max(arrived) < 3.3

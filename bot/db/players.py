@@ -299,6 +299,16 @@ async def roster(conn: Conn, tournament: TournamentRow) -> tuple[PlayerRow, ...]
     return players
 
 
+async def players_by_id(conn: Conn, ids: Collection[int]) -> list[PlayerRow]:
+    """The players with these ids (a game's ten seats), in no particular order."""
+    wanted = tuple(set(ids))
+    if not wanted:
+        return []
+    marks = ",".join("?" * len(wanted))
+    rows = await fetch_all(conn, f"SELECT * FROM players WHERE id IN ({marks})", wanted)
+    return [_row(r) for r in rows]
+
+
 async def list_players(
     conn: Conn,
     tournament_id: int,

@@ -46,9 +46,10 @@ async def roster(db: Database, of: TournamentRow) -> tuple[PlayerRow, ...]:
         return await players.roster(conn, of)
 
 
-async def all_players(db: Database, tournament_id: int) -> list[PlayerRow]:
+async def players_of(db: Database, player_ids: list[int]) -> list[PlayerRow]:
+    """These players only (the ten of a game), not the tournament's roster."""
     async with db.read() as conn:
-        return await players.list_players(conn, tournament_id)
+        return await players.players_by_id(conn, player_ids)
 
 
 async def player(db: Database, player_id: int) -> PlayerRow | None:

@@ -26,6 +26,7 @@ from handlers.game_entry.flow import (
     retire_card,
     show,
 )
+from handlers.game_entry.meaning import Before, tap_meaning
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
@@ -142,14 +143,27 @@ async def on_step(
     if refusal is not None:
         await callback.answer(refusal, show_alert=True)
         return
+    before = Before.of(d)
     refusal = await apply(ctx, d, callback_data)
     if refusal is not None:
         await callback.answer(refusal, show_alert=len(refusal) > 60)
         return
     d.tap = callback.id
-    await callback.answer()
+    with ctx.i18n.use_locale(d.locale):
+        meaning = tap_meaning(ctx.card, before, d)
+    # The answer says what the tap did; the card goes out beside it, not a round trip
+    # after it.
+    answer = _answer(callback, meaning)
+    if ctx.background is None:
+        await answer
+    else:
+        ctx.background.spawn(answer, name=f"answer {callback.id}")
     await ctx.run_after()
     await show(ctx, d)
+
+
+async def _answer(callback: CallbackQuery, text: str) -> None:
+    await callback.answer(text or None)
 
 
 # -- typed input -------------------------------------------------------------------------

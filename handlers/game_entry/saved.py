@@ -27,7 +27,9 @@ async def saved_view(
     d = draft_from_record(game, judge_id=game.judge_id, locale="", card_chat=0, card_id=0)
     view = View(original_code=game.code)
     t = await card_reads.tournament(db, game.tournament_id)
-    view.players = {p.id: p for p in await card_reads.all_players(db, game.tournament_id)}
+    # The ten seated, not the whole tournament: a Save must stay cheap at 300 players.
+    seated = await card_reads.players_of(db, [seat.player_id for seat in game.seats])
+    view.players = {p.id: p for p in seated}
     view.title = t.title if t else ""
     model = game_from_record(game)
     if game.status != "annulled":

@@ -23,7 +23,9 @@ secret token until the bot answers 200; getUpdates refused meanwhile, as Telegra
 does; deleteWebhook goes back), the log of every request, `hold()` to keep chosen
 requests waiting (a slow network, a moment to kill the bot in) and `restart()` for an
 outage. ``time_scale`` shrinks the flood limits' periods (the bot gets the same
-``FLOOD_SCALE``); ``retry_after`` answers stay whole seconds.
+``FLOOD_SCALE``); ``retry_after`` answers stay whole seconds. ``latency`` is the round
+trip of a real network (api.telegram.org is about 0.1 s away): half of it passes before
+a request is handled (its arrival, when the limits count it), half before its answer.
 """
 
 # The wait helpers take `timeout=` on purpose: it is the harness API tests call.
@@ -178,6 +180,7 @@ class FakeTelegram(Telegram):
         privacy_mode: bool = True,
         callback_query_ttl: float | None = None,
         host: str = "127.0.0.1",
+        latency: float = 0.0,
     ) -> None:
         self.token = token or make_token()
         super().__init__(
@@ -186,6 +189,7 @@ class FakeTelegram(Telegram):
             limits=None if limits is None else replace(limits, time_scale=time_scale),
             privacy_mode=privacy_mode, callback_query_ttl=callback_query_ttl)
         self.host = host
+        self.latency = latency
         self.requests: list[ApiRequest] = []
         self.internal_errors: list[str] = []  # bugs of this fake: fixtures fail on them
         self.deliveries: dict[int, int] = {}  # update_id -> times returned by getUpdates
@@ -316,6 +320,13 @@ class FakeTelegram(Telegram):
         if not long_poll:
             self._inflight += 1
             self._touch()
+        if self.latency:
+            try:
+                await asyncio.sleep(self.latency / 2)  # on its way here
+            except asyncio.CancelledError:
+                if not long_poll:
+                    self._inflight -= 1
+                raise
         record = ApiRequest(method, {}, {}, self.clock(), None)
         self.requests.append(record)
         try:
@@ -334,6 +345,8 @@ class FakeTelegram(Telegram):
                 self._inflight -= 1
                 self._touch()
         record.status, record.response, record.finished = status, body, self.clock()
+        if self.latency:
+            await asyncio.sleep(self.latency / 2)  # the answer on its way back
         return self._json(status, body)
 
     async def _dispatch(self, method: str, params: Params,

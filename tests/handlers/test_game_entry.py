@@ -3,7 +3,13 @@ restart, stale buttons, two judges at once, who may enter games."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from aiogram.methods import AnswerCallbackQuery, EditMessageText
 
 from bot.app import build_dispatcher
 from bot.config import Settings
@@ -55,6 +61,63 @@ async def test_normal_red_win_is_saved_audited_and_announced(
     assert entries[0].after["round"] == 1 and entries[0].before is None
     line = harness.session.sent_texts(GROUP)[0]
     assert "1" in line and "Alpha 1" in line and "Bravo 0" in line
+
+
+async def test_save_reads_the_ten_seated_players_not_the_whole_tournament(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = await World.create(harness, db)  # twelve players
+    judge = world.judge()
+    await judge.enter()
+    await judge.to_review()
+    listed: list[int] = []
+    list_players = players.list_players
+
+    async def every_player(conn: Any, tournament_id: int, **kwargs: Any) -> Any:
+        listed.append(tournament_id)
+        return await list_players(conn, tournament_id, **kwargs)
+
+    monkeypatch.setattr(players, "list_players", every_player)
+    await judge.save()
+
+    assert listed == []  # the final card has its ten players by id
+    assert "✅ <b>Saved</b>: game R1-T1" in judge.text
+    assert all(nick in judge.text for nick in NICKS[:10])
+    assert not any(nick in judge.text for nick in NICKS[10:])
+
+
+async def test_the_card_is_edited_while_the_taps_answer_is_on_its_way(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    await judge.seat()
+    session = harness.session
+    make_request = session.make_request
+    edited = asyncio.Event()
+    order: list[str] = []
+
+    async def slow_answers(
+        bot: Any, method: Any, timeout: int | None = None  # noqa: ASYNC109 - the session's
+    ) -> Any:
+        if isinstance(method, AnswerCallbackQuery):
+            # A slow network: the answer is still on its way when the card could go.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(edited.wait(), 2)
+            order.append("answered")
+        result = await make_request(bot, method, timeout)
+        if isinstance(method, EditMessageText):
+            order.append("edited")
+            edited.set()
+        return result
+
+    monkeypatch.setattr(session, "make_request", slow_answers)
+    await judge.tap("3")
+
+    assert order == ["edited", "answered"]
+    assert "⭐3" in judge.labels()
 
 
 async def test_new_game_button_starts_the_next_table(harness: BotHarness, db: Database) -> None:
@@ -346,6 +409,42 @@ async def test_several_running_tournaments_the_judge_picks_one(
     await judge.back()
     await judge.tap("Autumn Open")
     assert "Autumn Open" in judge.text
+
+
+async def test_a_taps_answer_says_what_it_did_while_the_card_may_still_wait(
+    harness: BotHarness, db: Database
+) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("1 1")
+    await judge.seat()
+    await judge.tap("3")
+    assert judge.last_answer() == "Seat 3: sheriff"
+    await judge.tap("⭐3")
+    assert judge.last_answer() == "Seat 3: role taken back"
+    for seat in ("1", "2", "3", "4"):
+        await judge.tap(seat)
+    assert judge.last_answer() == "Seat 4: mafia"
+    await judge.next()
+    assert judge.last_answer() == "Step 4/11: Day 1"
+    await judge.tap("0")
+    assert judge.last_answer() == "Day 1: 0 voted out; Step 5/11: Night 1"
+    await judge.tap("Miss (nobody shot)")
+    assert judge.last_answer() == "Night 1: a miss; Step 7/11: Result"
+
+
+async def test_a_taps_answer_is_in_the_judges_language(harness: BotHarness, db: Database) -> None:
+    world = await World.create(harness, db)
+    judge = world.judge(language="ru")
+    await judge.say("/game")
+    judge.card_id = harness.session.last_message(JUDGE).message_id  # type: ignore[union-attr]
+    await judge.say("1 1")
+    await judge.say("\n".join(NICKS[:10]))
+    await judge.tap("Далее ▶")
+    assert judge.last_answer() == "Шаг 3/11: Роли"
+    await judge.tap("3")
+    assert judge.last_answer() == "Место 3: шериф"
 
 
 async def test_russian_is_the_default_language_of_the_card(
