@@ -16,7 +16,9 @@ Design:
 * Each chat has its own lock and pace, so waiting for one chat never blocks
   another. A chat may burst (3 at once), then goes on at 1 per second: never more
   than 3 in any second nor 12 in any 10 seconds. Groups also keep 20 a minute; a
-  shared window keeps the bot under 30 a second.
+  shared window keeps the bot under 30 a second. At that window, requests to
+  people's private chats (a judge's card) go before group posts that wait too: a post
+  can wait a moment, a judge waiting for his card should not.
 * Within a chat requests are sent one at a time, in arrival order: concurrent
   HTTP requests could overtake each other and shuffle messages.
 * Edits of one message that wait in the queue coalesce: a newer edit (same
@@ -38,10 +40,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
+import heapq
+import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -297,6 +302,45 @@ class _Pace:
         return not self._stamps or self._stamps[-1] + self.burst * self.period <= now
 
 
+class _Turns:
+    """Whose turn it is at the bot-wide window: requests to people's private chats (a
+    judge's card, an answer someone waits for) before posts to groups, which can wait
+    a moment; in arrival order within each. One holder at a time."""
+
+    __slots__ = ("_busy", "_order", "_queue")
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._order = itertools.count()
+        self._queue: list[tuple[int, int, asyncio.Future[None]]] = []
+
+    @contextlib.asynccontextmanager
+    async def turn(self, priority: int) -> AsyncIterator[None]:
+        if self._busy or self._queue:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._queue, (priority, next(self._order), waiter))
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():  # handed the turn, then cancelled
+                    self._pass()
+                raise
+        else:
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._pass()
+
+    def _pass(self) -> None:
+        while self._queue:
+            _priority, _order, waiter = heapq.heappop(self._queue)
+            if not waiter.done():  # a cancelled waiter is done: skipped
+                waiter.set_result(None)
+                return
+        self._busy = False
+
+
 @dataclass(slots=True)
 class _Edit:
     """An edit waiting in its chat's queue; newer edits of the message replace ``method``."""
@@ -309,6 +353,7 @@ class _Edit:
 @dataclass(slots=True, eq=False)
 class _Chat:
     windows: tuple[_Window | _Pace, ...]
+    group: bool = False  # its posts wait behind people's chats for the bot-wide window
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     blocked_until: float = 0.0  # monotonic time a 429's retry_after expires
     users: int = 0  # tasks holding a reference; the sweeper must not drop the state
@@ -369,7 +414,7 @@ class FloodControl(BaseRequestMiddleware):
         # (chat key, message id) -> the edit of that message waiting for its turn.
         self._edits: dict[tuple[Hashable, Hashable], _Edit] = {}
         self._global = _Window(self.limits.global_rate, self.limits.global_period, clock)
-        self._global_lock = asyncio.Lock()  # FIFO across chats waiting for global capacity
+        self._global_turns = _Turns()  # people's chats first, then groups, each FIFO
         self._fastest: float | None = None  # the fastest round trip of a counted request
         self._last_sweep = clock()
 
@@ -527,7 +572,7 @@ class FloodControl(BaseRequestMiddleware):
             for window in chat.windows if chat else ():
                 await self._acquire(window, weight)
                 taken.append(window)
-            async with self._global_lock:
+            async with self._global_turns.turn(1 if chat is not None and chat.group else 0):
                 await self._acquire(self._global, weight)
                 taken.append(self._global)
             if edit is not None:
@@ -580,7 +625,7 @@ class FloodControl(BaseRequestMiddleware):
             ]
             if _is_group(key):
                 windows.append(_Window(limits.group_rate, limits.group_period, self._clock))
-            chat = self._chats[key] = _Chat(windows=tuple(windows))
+            chat = self._chats[key] = _Chat(windows=tuple(windows), group=_is_group(key))
         return chat
 
     def _sweep(self) -> None:

@@ -331,6 +331,22 @@ async def test_global_rate_is_shared_by_all_chats() -> None:
     assert elapsed >= 0.1
 
 
+async def test_people_waiting_go_before_group_posts_when_the_bot_is_at_its_limit() -> None:
+    """At the bot's 30 a second, a judge's card (a private chat) takes the next free slot
+    before a group's post that waits too: the post goes a moment later, never lost."""
+    bot, session, _ = make_bot(0.1)  # 30 per 0.1 s overall
+    posts = [bot.send_message(-100_000 - i, "post") for i in range(40)]
+    cards = [bot.send_message(5000 + i, "card") for i in range(30)]
+    await asyncio.gather(*posts, *cards)
+    assert_clean(session)
+    order = [m.text for m in session.requests_of(SendMessage, delivered=True)]
+    assert order.count("post") == 40 and order.count("card") == 30
+    # The posts asked first and took the first window; the cards that waited then went
+    # before the posts that waited with them, all in one run.
+    shown = "".join(text[0] for text in order)
+    assert "c" * 30 in shown and shown.endswith("p" * 5), shown
+
+
 async def test_idle_chats_are_forgotten() -> None:
     clock = VirtualClock()
     bot, _, flood = make_bot(None, clock=clock, sleep=clock.sleep)
