@@ -165,43 +165,63 @@ async def stages_command(
         return
     if verb == "replace" and len(words) >= 2:
         nickname = (command.args or "").split(maxsplit=1)[1].strip()  # may hold spaces
-        replaced = await service.replace_entrant(
-            db, i18n, standings, publisher, tournament, nickname, user.id
-        )
-        if isinstance(replaced, Refusal):
-            await message.answer(replaced.text())
-            return
-        await message.answer(
-            _("{into} takes the place of {out}; recorded.").format(
-                into=html_text(replaced.into),
-                out=html_text(replaced.out),
-            )
-        )
-        await replaced.follow_up.run(bot)
+        await _replace(message, bot, db, i18n, standings, publisher, tournament, nickname)
         return
-    settings = _settings(words[2:])
+    done = await _add_or_set(words, db, publisher, tournament, user.id)
+    if done is None:
+        await message.answer(_(USAGE))
+    elif isinstance(done, Refusal):
+        await message.answer(done.text())
+    else:
+        await _answer_card(message, db, tournament)
+        await done.follow_up.run(bot)
+
+
+MAX_STAGES = 99  # a stage number typed: bounded before it reaches a query
+
+
+async def _add_or_set(
+    words: list[str], db: Database, publisher: Publisher, tournament: TournamentRow, actor: int
+) -> service.Changed | Refusal | None:
+    """``/stages add NAME …`` or ``/stages set NUMBER …``; None: neither, as typed."""
+    verb, settings = words[0].lower(), _settings(words[2:])
     if verb == "add" and len(words) >= 2 and settings is not None:
         if "games" not in settings or "entrants" not in settings:
-            await message.answer(_("A new stage needs games=N and entrants=N."))
-            return
+            return Refusal(N_("A new stage needs games=N and entrants=N."))
         spec = service.apply_settings(StageSpec(words[1], 1, None), settings)
-        done = (
-            spec
-            if isinstance(spec, Refusal)
-            else await service.add_stage(db, publisher, tournament, spec, user.id)
-        )
-    elif verb == "set" and len(words) >= 3 and words[1].isdigit() and settings:
-        done = await service.change_stage(
-            db, publisher, tournament, int(words[1]), settings, user.id
-        )
-    else:
-        await message.answer(_(USAGE))
+        if isinstance(spec, Refusal):
+            return spec
+        return await service.add_stage(db, publisher, tournament, spec, actor)
+    number = words[1] if len(words) >= 3 else ""
+    typed = number.isascii() and number.isdigit() and len(number) <= len(str(MAX_STAGES))
+    if verb == "set" and typed and settings:
+        return await service.change_stage(db, publisher, tournament, int(number), settings, actor)
+    return None
+
+
+async def _replace(
+    message: Message,
+    bot: Bot,
+    db: Database,
+    i18n: I18n,
+    standings: StandingsService,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    nickname: str,
+) -> None:
+    assert message.from_user is not None
+    replaced = await service.replace_entrant(
+        db, i18n, standings, publisher, tournament, nickname, message.from_user.id
+    )
+    if isinstance(replaced, Refusal):
+        await message.answer(replaced.text())
         return
-    if isinstance(done, Refusal):
-        await message.answer(done.text())
-        return
-    await _answer_card(message, db, tournament)
-    await done.follow_up.run(bot)
+    await message.answer(
+        _("{into} takes the place of {out}; recorded.").format(
+            into=html_text(replaced.into), out=html_text(replaced.out)
+        )
+    )
+    await replaced.follow_up.run(bot)
 
 
 async def _answer_card(message: Message, db: Database, tournament: TournamentRow) -> None:

@@ -76,6 +76,8 @@ async def test_d13_d15_bad_input_is_refused_and_stores_nothing(
         "/stages add qualifying games=2 entrants=10": "has a stage named qualifying",
         "/stages set 1 games=3": "no stage 1",
         f"/stages add {'x' * 33} games=2 entrants=10": "name is 1 to 32 characters",
+        # A number no stage can have: told how to write the command, no query made.
+        "/stages set 99999999999999999999999 games=3": "/stages set NUMBER",
     }
     for command, words in refusals.items():
         await harness.say(chief, command)
