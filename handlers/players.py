@@ -45,7 +45,7 @@ from bot.services.records import (  # one limit for /join, /roster, seating
 )
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
-from handlers.filters import ChiefJudge, GroupTournament, TournamentPick
+from handlers.filters import ChiefJudge, GroupTournament, TournamentPick, answer_refusal
 from handlers.staff import PLAYER_PAYLOAD, TOKEN_PATTERN, revoke_markup
 from handlers.tournaments import TournamentAction
 
@@ -299,7 +299,7 @@ async def application_decided(
         db, i18n, player, tournament, confirm=confirm, actor_id=chief
     )
     if isinstance(decided, Refusal):
-        await callback.answer(decided.text())
+        await answer_refusal(callback, decided)
         return
     await callback.answer(plain(decided.answer))
     if callback_data.many:
@@ -334,7 +334,7 @@ async def claim_decided(
         actor_id=callback.from_user.id,
     )
     if isinstance(decided, Refusal):
-        await callback.answer(decided.text())
+        await answer_refusal(callback, decided)
         return
     await callback.answer(plain(decided.answer))
     await _mark_decided(

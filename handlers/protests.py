@@ -32,7 +32,7 @@ from bot.services.protests import Choices, Source, game_name
 from bot.services.records import Database, GameRecord, ProtestRow, TournamentRow, from_ts, to_ts
 from handlers.callbacks import GameMenu, RowId
 from handlers.chats import in_private
-from handlers.filters import ChiefJudge, ChiefTournaments
+from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
 log = logging.getLogger(__name__)
 router = Router(name="protests")
@@ -331,7 +331,7 @@ async def decide_tap(
     bot: Bot,
 ) -> None:
     if protest.status != "open":
-        await callback.answer(service.decided_already(protest, tournament.timezone).text())
+        await answer_refusal(callback, service.decided_already(protest, tournament.timezone))
         return
     if await busy_elsewhere(state, ProtestDecision):
         await callback.answer(busy_text(), show_alert=True)

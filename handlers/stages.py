@@ -11,6 +11,8 @@ is saved (``bot.services.stages``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
@@ -28,7 +30,7 @@ from bot.services.refusals import OUT_OF_DATE
 from bot.standings import StandingsService
 from bot.standings_text import stage_name
 from handlers.callbacks import Code, RowId
-from handlers.filters import ChiefJudge, ChiefTournaments
+from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
 router = Router(name="stages")
 
@@ -244,7 +246,7 @@ async def stage_preset(
         return
     done = await service.add_stage(db, publisher, tournament, spec, callback.from_user.id)
     if isinstance(done, Refusal):
-        await callback.answer(done.text(), show_alert=True)
+        await answer_refusal(callback, replace(done, alert=True))
         return
     await callback.answer()
     await _answer_card(callback.message, db, tournament)
@@ -301,7 +303,7 @@ async def stage_close(
         db, i18n, standings, publisher, tournament, callback_data.number, callback.from_user.id
     )
     if isinstance(closed, Refusal):
-        await callback.answer(closed.text(), show_alert=True)
+        await answer_refusal(callback, replace(closed, alert=True))
         return
     await callback.answer()
     if isinstance(callback.message, Message):

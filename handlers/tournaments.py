@@ -54,6 +54,7 @@ from handlers.filters import (
     GroupTournament,
     Staff,
     TournamentPick,
+    answer_refusal,
     picker,
 )
 from scoring import b_value
@@ -501,7 +502,7 @@ async def change_status(
         await _ask_finish(callback, tournament, done)
         return
     if isinstance(done, Refusal):
-        await callback.answer(done.text())
+        await answer_refusal(callback, done)
     elif wanted == "running":
         await callback.answer(_("The tournament is running."))
     else:

@@ -23,7 +23,7 @@ from bot.services.games import (
     Decision,
     decide_approval,
 )
-from handlers.filters import ChiefJudge
+from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import ApprovalDecision
 from handlers.game_entry.context import Deps
 from handlers.game_entry.notices import NOTICES
@@ -57,7 +57,7 @@ async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps:
         acknowledge=decided,
     )
     if isinstance(found, Refusal):
-        await callback.answer(found.text(), show_alert=True if found.alert else None)
+        await answer_refusal(callback, found)
     elif not found.fresh:
         await callback.answer(_("This was decided already."))
         if own is not None:

@@ -13,7 +13,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.markup import html_text
 from bot.services import Refusal
 from bot.services.games import NO_SUCH_PLAYER, ONLY_CHIEF_CONFIRMS, decide_table_player
-from handlers.filters import ChiefJudge
+from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import RosterDecision
 from handlers.game_entry.context import Deps
 
@@ -32,7 +32,7 @@ async def decide_player(
         deps.db, player_id=callback_data.id, actor=callback.from_user.id, confirm=callback_data.ok
     )
     if isinstance(row, Refusal):
-        await callback.answer(row.text(), show_alert=True if row.alert else None)
+        await answer_refusal(callback, row)
         return
     await callback.answer()
     name = f"<b>{html_text(row.nickname)}</b>"
