@@ -224,7 +224,7 @@ def own_row_line(row: StandingRow, label: str, players: int) -> str:
         players=players,
         total=points(row.total),
         extra=points(row.extra),
-        wins=row.wins,
+        wins=short_points(row.wins),  # a fraction in a weighted stage (D15)
         ci=points(row.ci),
         games=row.games,
     )

@@ -27,6 +27,7 @@ from bot.rating_format import (
     place_labels,
     points,
     right,
+    short_points,
     split_labels,
     utf16_len,
 )
@@ -87,7 +88,14 @@ def standings_table(
     labels = place_labels(places)[: len(rows)]
     heads = columns()[:6]  # the picture's, without its games column
     cells = [
-        (label, row.player, points(row.total), points(row.extra), str(row.wins), points(row.ci))
+        (
+            label,
+            row.player,
+            points(row.total),
+            points(row.extra),
+            short_points(row.wins),  # a fraction in a weighted stage (D15)
+            points(row.ci),
+        )
         for label, row in zip(labels, rows, strict=True)
     ]
     marks = [PENDING_MARK if row.player in pending_players else " " for row in rows]
@@ -349,7 +357,7 @@ def picture(
             row.player + (f" {PENDING_MARK}" if row.player in pending_players else ""),
             points(row.total),
             points(row.extra),
-            str(row.wins),
+            short_points(row.wins),  # a fraction in a weighted stage (D15)
             points(row.ci),
             str(row.games),
         )

@@ -179,3 +179,16 @@ def test_D3_russian_readers_get_a_decimal_comma_and_files_a_dot() -> None:
         assert points(Fraction(2, 5), point=".", minus="-") == "0.40"
     with i18n.context(), i18n.use_locale("en"):
         assert points(Fraction(2, 5)) == "0.40" and short_points(Fraction(-2, 5)) == "−0.4"
+
+
+def test_D15_weighted_wins_read_as_decimals_not_fractions() -> None:
+    """A final weighted 1.5 gives 3.5 wins: the table says 3.5 (3,5 in Russian), never
+    7/2; whole wins stay whole."""
+    weighted = row(1, "Anna")._replace(wins=Fraction(7, 2))
+    [line] = [ln for ln in standings_table([weighted, row(2, "Boris", wins=2)]).rows
+              if "Anna" in ln]
+    assert " 3.5 " in line and "7/2" not in line
+    i18n = create_i18n(LOCALES)
+    with i18n.context(), i18n.use_locale("ru"):
+        lines = standings_table([weighted]).rows
+    assert any(" 3,5 " in ln for ln in lines), lines

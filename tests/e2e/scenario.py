@@ -430,13 +430,14 @@ class Row:
 
 
 _TABLE_ROW = re.compile(
-    r"^\s*(\d+(?:–\d+)?)\s+(\S(?:.*?\S)?)\s+([-−]?\d+\.\d\d)\s+([-−]?\d+\.\d\d)\s+(\d+)\s+"
+    r"^\s*(\d+(?:–\d+)?)\s+(\S(?:.*?\S)?)\s+([-−]?\d+\.\d\d)\s+([-−]?\d+\.\d\d)\s+(\d+(?:\.\d+)?)\s+"
     r"([-−]?\d+\.\d\d)$")
 
 
 def chat_table(text: str) -> list[Row]:
     """The rows of a standings table in a bot message (the live standings message or
-    /rating): place, nickname, total, extra, wins, Ci; a trailing * marks pending."""
+    /rating): place, nickname, total, extra, wins (a fraction in a weighted stage,
+    D15), Ci; a trailing * marks pending."""
     rows = []
     for line in text.splitlines():
         found = _TABLE_ROW.match(line.rstrip())
