@@ -29,6 +29,7 @@ from bot.standings_image import (
     load_font,
     png,
 )
+from bot.standings_text import stage_name
 from seating import Plan, Round
 from seating.model import SEATS
 
@@ -56,6 +57,14 @@ def _esc(text: str) -> str:
 
 
 # -- a round's seating -------------------------------------------------------------------
+
+
+def plan_title(title: str, stage: str | None) -> str:
+    """The title over a plan's seating: the tournament's, and the stage the plan seats
+    when the tournament has stages (RULES.md D13; round numbers run across stages)."""
+    if stage is None:
+        return title
+    return _("{title}: {stage} stage").format(title=title, stage=stage_name(stage))
 
 
 def round_title(round_no: int) -> str:

@@ -38,6 +38,7 @@ from bot.services import seating as service
 from bot.services.records import Database, TournamentRow
 from bot.services.seating import Overview, PlanView, Prepared
 from bot.services.stored_plans import StoredPlan, vacated
+from bot.standings_text import stage_name
 from handlers.callbacks import RowId, Small
 from handlers.filters import ChiefJudge, answer_refusal
 from seating import Plan
@@ -278,12 +279,22 @@ def _rounds_label(rounds: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def _header(tournament: TournamentRow, players: int) -> str:
-    games = tournament.distance
-    return "\n".join(
+def _header(tournament: TournamentRow, players: int, games: int, stage: str | None) -> str:
+    if stage is None:
+        return "\n".join(
+            [
+                _("🪑 <b>Seating plan</b> for {title}").format(title=_title(tournament)),
+                _("Confirmed players: {players}; games per player: {games}.").format(
+                    players=players, games=games
+                ),
+            ]
+        )
+    return "\n".join(  # the current stage's plan (D13): its entrants, its games (D14)
         [
-            _("🪑 <b>Seating plan</b> for {title}").format(title=_title(tournament)),
-            _("Confirmed players: {players}; games per player: {games}.").format(
+            _("🪑 <b>Seating plan</b> of the {stage} stage of {title}").format(
+                stage=html_text(stage_name(stage)), title=_title(tournament)
+            ),
+            _("Players of the stage: {players}; games per player in it: {games}.").format(
                 players=players, games=games
             ),
         ]
@@ -303,7 +314,7 @@ def _overview_reply(found: Overview | Refusal) -> tuple[str, InlineKeyboardMarku
     left = [r.round for r in accepted.plan.rounds if r.round not in found.played]
     shown = vacated(accepted.plan, left, found.withdrawn, substitute_for)
     lines = [
-        _header(found.tournament, found.players),
+        _header(found.tournament, found.players, found.games, found.stage),
         _accepted_line(accepted),
     ]
     if found.played:
@@ -332,7 +343,7 @@ def _accepted_line(accepted: StoredPlan) -> str:
 
 
 def _tables_question(found: Overview) -> str:
-    lines = [_header(found.tournament, found.players)]
+    lines = [_header(found.tournament, found.players, found.games, found.stage)]
     if found.played:
         lines.append(_played_line(found.played))
     lines.append(
@@ -368,7 +379,7 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
     """The plan's figures and what it changes; ``offered``: with the ways a re-plan can go."""
     rounds = len(view.plan.rounds)
     lines = [
-        _header(view.tournament, _players_of(view)),
+        _header(view.tournament, _players_of(view), view.games, view.stage),
         _(
             "{rounds} round, tables at once: {tables}.",
             "{rounds} rounds, tables at once: {tables}.",

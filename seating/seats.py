@@ -15,6 +15,14 @@ plan is re-seated in turn by the cheapest assignment against all the others' sea
 the seat numbers) until no game changes. That keeps the colouring's balance of the
 new games and evens out what the fixed rounds left uneven; a short annealing of seat
 swaps within games follows (the re-seating settles one game at a time and can stick).
+
+One table of the same ten players in every game (a final, RULES.md D13), some of its
+games played: the games are taken in blocks of ten, and each game to plan gets the
+cheapest assignment against the seats taken earlier in its block. Played games in
+which nobody took a seat twice are rows of a Latin rectangle, which always extends by
+one more row (each player has as many seats left as each seat has players: Hall), so
+then nobody takes a seat twice in a block either: with 4 games nobody sits in the same
+seat twice, with 10 everyone sits in every seat once.
 """
 
 from __future__ import annotations
@@ -40,10 +48,35 @@ def seat_games(
     """Each game of ``games`` (ten players) in seat order, given the ``fixed`` games
     (players in seat order)."""
     seated = _colour(players, games)
-    if fixed and seated:
+    if fixed and seated and _one_table(fixed, seated):
+        _rotate(players, fixed, seated)
+    elif fixed and seated:
         count = _even_out(players, fixed, seated)
         _anneal(seated, count, rng)
     return seated
+
+
+def _one_table(fixed: Sequence[Sequence[int]], seated: Sequence[Sequence[int]]) -> bool:
+    """Every game seats the same ten players."""
+    first = set(fixed[0])
+    return all(set(game) == first for game in (*fixed, *seated))
+
+
+def _rotate(players: int, fixed: Sequence[Sequence[int]], seated: list[list[int]]) -> None:
+    """One table of the same ten players: each game to plan (in order) takes seats its
+    players have not had yet in its block of ten games (the fixed games first), or as
+    few times as the fixed games allow."""
+    count = [[0] * SEATS for _ in range(players)]
+    for done, game in enumerate([*fixed, *seated]):
+        if done % SEATS == 0:  # a new block: every seat is free again
+            count = [[0] * SEATS for _ in range(players)]
+        if done >= len(fixed):
+            order = cheapest_assignment([[2 * count[p][s] + 1 for s in range(SEATS)] for p in game])
+            game = seated[done - len(fixed)]
+            for p, s in zip(list(game), order, strict=True):
+                game[s] = p
+        for s, p in enumerate(game):
+            count[p][s] += 1
 
 
 def _colour(players: int, games: Sequence[Sequence[int]]) -> list[list[int]]:

@@ -30,6 +30,7 @@ from bot.publishing.seat_messages import SeatMessages
 from bot.rating_format import CAPTION_LIMIT, split_lines
 from bot.seating_text import (
     find_round,
+    plan_title,
     round_seating_picture,
     round_seating_text,
     round_seating_update,
@@ -303,15 +304,20 @@ class GroupPoster:
             assert row.round is not None
             fresh = row.round not in posted  # one post a round, however many rows ask
             if fresh and stored is not None and find_round(stored.plan, row.round) is not None:
-                await self._post_seating(bot, tournament, stored.plan, row)
+                await self._post_seating(bot, tournament, stored.plan, row, stored.stage)
             posted.add(row.round)
             await self._forget([row])
 
     async def _post_seating(
-        self, bot: Bot, tournament: TournamentRow, plan: Plan, row: outbox.OutboxRow
+        self,
+        bot: Bot,
+        tournament: TournamentRow,
+        plan: Plan,
+        row: outbox.OutboxRow,
+        stage: str | None = None,
     ) -> None:
         assert row.round is not None and tournament.chat_id is not None
-        round_no, title = row.round, tournament.title
+        round_no, title = row.round, plan_title(tournament.title, stage)
         gone = await withdrawn_names(self._db, tournament.id)  # their seats: substitutes
         plan = vacated(plan, {round_no}, gone, substitute_for)
         if row.changed:

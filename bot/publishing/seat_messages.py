@@ -21,7 +21,7 @@ from bot.db import outbox, users
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.i18n import locale_for, use_language
-from bot.seating_text import seat_message
+from bot.seating_text import plan_title, seat_message
 from bot.services.stored_plans import StoredPlan, accepted_plan
 
 log = logging.getLogger(__name__)
@@ -82,4 +82,5 @@ def _text(stored: StoredPlan | None, title: str, row: outbox.OutboxRow) -> str |
     if stored is None or row.round is None:
         return None
     nickname = next((name for name, pid in stored.ids.items() if pid == row.player_id), None)
-    return seat_message(stored.plan, row.round, nickname, title, changed=row.changed)
+    heading = plan_title(title, stored.stage)
+    return seat_message(stored.plan, row.round, nickname, heading, changed=row.changed)

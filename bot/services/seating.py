@@ -24,6 +24,13 @@ from changed meanwhile (the roster, the saved games, the accepted plan).
 
 The accepted plan as the bot reads it is ``bot.services.stored_plans``; what the group
 and the players are told of it before each round, ``bot.services.seating_rounds``.
+
+Stages (RULES.md D13, D14): a plan is of the tournament's current stage. A later
+stage's plan seats its entrants (confirmed, playing on) over its own games per player,
+keeps as played only the rounds of its own saved games, and its rounds are numbered
+after the last round of the earlier stages (game codes run across the tournament):
+the generator plans rounds 1, 2, ... and the stored plan reads 11, 12, ... . A
+tournament without stages is one stage over its distance.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import seating
 from bot.db import games as games_db
 from bot.db import players as players_db
 from bot.db import seating as seating_db
+from bot.db import stages as stages_db
 from bot.db import tournaments as tournaments_db
 from bot.db.audit import audit
 from bot.db.connection import Conn, Database
@@ -48,14 +56,18 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
 from bot.db.tournaments import CHIEF, TournamentRow
+from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
 from bot.services.seating_rounds import tell_seating
 from bot.services.stored_plans import (
     StoredPlan,
+    current_row,
+    current_stage,
     load_accepted,
     plan_from_dict,
+    plan_stage,
     stored_plan,
 )
 from seating import Plan, Quality, Request, Round, SeatingError, Table
@@ -198,6 +210,18 @@ def gone_player(nickname: str, round_no: int) -> Refusal:
     )
 
 
+def before_the_stage(code: str, stage: str, first: int) -> Refusal:
+    return Refusal(
+        N_(
+            "Game {game} of the {stage} stage is numbered among the rounds of the stages "
+            "before it; this stage's rounds start at round {first}. Correct its round with "
+            "/games, then send /seating again."
+        ),
+        {"game": code, "stage": html_text(stage), "first": first},
+        alert=True,
+    )
+
+
 def cannot_plan(reason: str) -> Refusal:
     return Refusal(N_("The plan can't be made: {reason}."), {"reason": reason}, alert=True)
 
@@ -210,10 +234,27 @@ def new_seed() -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class StagePart:
+    """The stage a plan is made for (D13, D14): the current one."""
+
+    number: int = 1
+    name: str | None = None  # None: the tournament has no stages
+    games: int = 0  # its games per player (the distance)
+    entrants: frozenset[int] | None = None  # a later stage's entrants' ids
+    first_round: int = 1  # its first round: after the earlier stages' last one
+
+    @property
+    def offset(self) -> int:
+        return self.first_round - 1
+
+
+
+@dataclass(frozen=True, slots=True)
 class Basis:
     """What a plan is made from, read in one go."""
 
     tournament: TournamentRow
+    stage: StagePart
     # confirmed, in the request's order: who plays on, and the withdrawn who played
     players: tuple[PlayerRow, ...]
     fixed: tuple[Round, ...]  # the played rounds, as played
@@ -245,8 +286,13 @@ class Basis:
         games the withdrawn played."""
         gone = set(self.withdrawn)
         played = sum(n in gone for r in self.fixed for t in r.tables for n in t.seats)
-        fewer = sum(self.tournament.distance - n for n in self.games_of.values())
-        return self.playing * self.tournament.distance + played - fewer
+        fewer = sum(self.distance - n for n in self.games_of.values())
+        return self.playing * self.distance + played - fewer
+
+    @property
+    def distance(self) -> int:
+        """The stage's games per player (D14)."""
+        return self.stage.games
 
     @property
     def most_tables(self) -> int:
@@ -263,14 +309,21 @@ class Basis:
         return tuple(r.round for r in self.fixed)
 
     def request_data(self, tables: int, seed: int) -> dict[str, Any]:
-        """The contract's request (JSON-ready)."""
+        """The contract's request (JSON-ready), rounds numbered as in the tournament;
+        with stages, the stage and its first round too (``generator_data`` drops them)."""
         withdrawn = {"withdrawn": list(self.withdrawn)} if self.withdrawn else {}
         fewer = {"games_of": dict(self.games_of)} if self.games_of else {}
+        staged = (
+            {"stage": self.stage.number, "first_round": self.stage.first_round}
+            if self.stage.name is not None
+            else {}
+        )
         return {
+            **staged,
             **withdrawn,
             **fewer,
             "players": [p.nickname for p in self.players],
-            "games_per_player": self.tournament.distance,
+            "games_per_player": self.distance,
             "tables": tables,
             "fixed_rounds": [
                 {
@@ -284,15 +337,62 @@ class Basis:
         }
 
 
-_SAME_BASIS = ("players", "games_per_player", "fixed_rounds", "withdrawn", "games_of")
+_SAME_BASIS = (
+    "players", "games_per_player", "fixed_rounds", "withdrawn", "games_of", "stage", "first_round"
+)
+_BOT_FIELDS = ("stage", "first_round")  # not the generator's: the rounds' numbering
+
+
+def generator_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored request as the generator takes it: a later stage's rounds numbered from
+    1 (``first_round`` becomes round 1)."""
+    offset = int(data.get("first_round", 1)) - 1
+    found = {k: v for k, v in data.items() if k not in _BOT_FIELDS}
+    for key in ("fixed_rounds", "previous_rounds"):
+        if key in found:
+            found[key] = [{**r, "round": r["round"] - offset} for r in found[key]]
+    return found
+
+
+def _shifted(rounds: Sequence[Round], by: int) -> tuple[Round, ...]:
+    return tuple(replace(r, round=r.round + by) for r in rounds)
+
+
+async def _stage_part(
+    conn: Conn, tournament: TournamentRow, played: Sequence[GameRecord]
+) -> tuple[StagePart, list[GameRecord]] | Refusal:
+    """The current stage and its saved games (D13): a tournament without stages is one
+    stage over its distance, every game its own."""
+    stage = await current_stage(conn, tournament.id)
+    if stage is None:
+        return StagePart(games=tournament.distance), list(played)
+    of = await stages_db.game_stages(conn, tournament.id)
+    own = [g for g in played if of.get(g.id, 1) == stage.number]
+    first = max((g.round for g in played if of.get(g.id, 1) < stage.number), default=0) + 1
+    early = next((g for g in own if g.round < first), None)
+    if early is not None:
+        return before_the_stage(early.code, stage.name, first)
+    entrants = None
+    if stage.entrants is not None:
+        entrants = frozenset(e.player_id for e in await stages_db.entrants_of(conn, stage.id))
+    part = StagePart(stage.number, stage.name, stage.games_per_player, entrants, first)
+    return part, own
 
 
 async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
     everyone = await players_db.list_players(conn, tournament.id)
-    confirmed = [p for p in everyone if p.status == "confirmed"]
+    staged = await _stage_part(conn, tournament, await games_db.list_games(conn, tournament.id))
+    if isinstance(staged, Refusal):
+        return staged
+    stage, played = staged
+    confirmed = [
+        p
+        for p in everyone
+        if p.status == "confirmed" and (stage.entrants is None or p.id in stage.entrants)
+    ]
     row = await seating_db.accepted_plan(conn, tournament.id)
-    accepted = None if row is None else stored_plan(row, everyone)
-    played = await games_db.list_games(conn, tournament.id)
+    mine = row is not None and plan_stage(row) == stage.number
+    accepted = stored_plan(row, everyone) if row is not None and mine else None
     on = {p.nickname for p in confirmed if p.plays_on}
     fixed = _played_rounds(played, accepted, {p.nickname for p in confirmed}, on)
     if isinstance(fixed, Refusal):
@@ -300,12 +400,12 @@ async def _basis(conn: Conn, tournament: TournamentRow) -> Basis | Refusal:
     seated = {n for r in fixed for t in r.tables for n in t.seats}
     roster = tuple(p for p in confirmed if p.nickname in on or p.nickname in seated)
     gone = frozenset(p.nickname for p in confirmed if not p.plays_on)
-    games_of = _games_of(fixed, accepted, on, tournament.distance)
-    basis = Basis(tournament, roster, fixed, accepted, games_of, gone)
+    games_of = _games_of(fixed, accepted, on, stage.games)
+    basis = Basis(tournament, stage, roster, fixed, accepted, games_of, gone)
     ahead = set() if accepted is None else _planned_ahead(accepted, basis.played)
     vacant = frozenset(basis.withdrawn) & ahead
     if basis.seats % SEATS and vacant:  # a substitute plays each of their seats left
-        games_of = _games_of(fixed, accepted, on | vacant, tournament.distance)
+        games_of = _games_of(fixed, accepted, on | vacant, stage.games)
         basis = replace(basis, games_of=games_of, vacant=vacant)
     return basis
 
@@ -388,14 +488,15 @@ def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, A
     all_games = basis.seats // SEATS
     rounds = -(-all_games // tables)
     for round_ in basis.fixed:
-        want = tables if round_.round < rounds else all_games - (rounds - 1) * tables
+        number = round_.round - basis.stage.offset  # the stage's own count (D13)
+        want = tables if number < rounds else all_games - (rounds - 1) * tables
         if len(round_.tables) < want:
             return unfinished_round(
                 round_.round, [t.table for t in round_.tables], planned=basis.accepted is not None
             )
     data = basis.request_data(tables, seed)
     try:
-        request = seating.parse_request(data)
+        request = seating.parse_request(generator_data(data))
     except SeatingError as error:
         return cannot_plan(str(error))
     return request, data
@@ -403,7 +504,7 @@ def _request(basis: Basis, tables: int, seed: int) -> tuple[Request, dict[str, A
 
 def _sizes_problem(basis: Basis) -> Refusal | None:
     """Why the players' games can't fill whole tables, if they can't."""
-    count, games = basis.playing, basis.tournament.distance
+    count, games = basis.playing, basis.distance
     if count < SEATS:
         return too_few(count)
     if basis.seats % SEATS and basis.withdrawn:
@@ -428,6 +529,8 @@ class Overview:
     accepted: StoredPlan | None
     problem: Refusal | None = None  # why no plan can be made of the roster now
     withdrawn: frozenset[str] = frozenset()  # their seats still planned: substitutes play them
+    stage: str | None = None  # the stage planned (D13), when the tournament has stages
+    games: int = 0  # its games per player
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,6 +555,8 @@ class PlanView:
     follow_up: FollowUp = field(default_factory=FollowUp)
     withdrawn: tuple[str, ...] = ()  # in the played rounds only
     vacant: tuple[str, ...] = ()  # withdrawn, their seats left played by substitutes
+    stage: str | None = None  # the stage planned (D13), when the tournament has stages
+    games: int = 0  # its games per player
 
     @property
     def planned(self) -> tuple[int, ...]:
@@ -507,6 +612,8 @@ async def overview(db: Database, tournament_id: int, user_id: int) -> Overview |
         accepted=basis.accepted,
         problem=problem,
         withdrawn=basis.gone,
+        stage=basis.stage.name,
+        games=basis.distance,
     )
 
 
@@ -622,13 +729,16 @@ class _Ways:
 def _replans(prepared: Prepared) -> _Ways:
     """Both ways (in the worker thread): the chief judge is told how many players each
     moves, and a fresh plan less fair than the kept one is not offered."""
+    offset = prepared.basis.stage.offset  # the generator's round 1 is the stage's first
     fresh = seating.generate(prepared.request)
-    previous = _previous(prepared.basis)
+    fresh = replace(fresh, rounds=_shifted(fresh.rounds, offset))
+    previous = _shifted(_previous(prepared.basis), -offset)
     if not previous:
         return _Ways(fresh, None, False)
     kept = seating.repair(replace(prepared.request, previous_rounds=previous), previous)
     if kept is None:
         return _Ways(fresh, None, False)
+    kept = replace(kept, rounds=_shifted(kept.rounds, offset))
     return _Ways(fresh, kept, _fairness(fresh.quality) > _fairness(kept.quality))
 
 
@@ -720,7 +830,9 @@ async def accept(
             at=now,
         )
         new = StoredPlan(row, plan, _ids(basis.players))
-        await tell_seating(conn, basis.tournament.id, basis.played, basis.accepted, new)
+        await tell_seating(
+            conn, basis.tournament.id, basis.played, basis.accepted, new, basis.stage.first_round
+        )
     return replace(view, follow_up=FollowUp(publisher=publisher, tournament_id=tournament.id))
 
 
@@ -744,7 +856,7 @@ async def _open_offer(conn: Conn, tournament_id: int, plan_id: int) -> SeatingPl
     row = await seating_db.get_plan(conn, plan_id)
     if row is not None and row.tournament_id != tournament_id:
         return STALE_OFFER
-    accepted = await seating_db.accepted_plan(conn, tournament_id)
+    accepted = await current_row(conn, tournament_id)  # an earlier stage's is done with
     if row is None:
         # Accepting a plan drops every other offer: one made after this was accepted.
         return ANOTHER_ACCEPTED if accepted is not None and accepted.id > plan_id else STALE_OFFER
@@ -771,6 +883,8 @@ def _view(row: SeatingPlanRow, tournament: TournamentRow, plan: Plan, basis: Bas
         fewer=tuple(row.request.get("games_of", ())),
         withdrawn=tuple(row.request.get("withdrawn", ())),
         vacant=tuple(sorted(basis.vacant)),
+        stage=basis.stage.name,
+        games=basis.distance,
     )
 
 
@@ -812,10 +926,12 @@ __all__ = [
     "Overview",
     "PlanView",
     "Prepared",
+    "StagePart",
     "accept",
     "cancel",
     "check_offer",
     "chief_tournaments",
+    "generator_data",
     "make_offer",
     "offer_plan",
     "overview",

@@ -13,10 +13,9 @@ from collections.abc import Mapping, Sequence
 from bot.db import games as games_db
 from bot.db import outbox
 from bot.db import players as players_db
-from bot.db import seating as seating_db
 from bot.db.connection import Conn
 from bot.db.players import PlayerRow
-from bot.services.stored_plans import StoredPlan, stored_plan
+from bot.services.stored_plans import StoredPlan, current_row, stored_plan
 
 Position = tuple[int, int] | None  # (table, seat); None: he sits the round out
 _ABSENT: Position = (0, 0)  # the round doesn't name him
@@ -97,11 +96,14 @@ async def tell_seating(
     played: Sequence[int],
     before: StoredPlan | None,
     new: StoredPlan,
+    first: int = 1,
 ) -> None:
     """Within the accept: the next round to be played (after the played ones). Not
-    announced yet, it is announced if it is up next (round 1, or the round before it
-    complete); announced already, a re-plan tells only what changed in it."""
-    round_no = max(played, default=0) + 1
+    announced yet, it is announced if it is up next (the plan's first round ``first``:
+    round 1, or a later stage's first after the earlier stages' rounds, D13; or the
+    round before it complete); announced already, a re-plan tells only what changed in
+    it."""
+    round_no = max(played, default=first - 1) + 1
     users = _linked(await players_db.list_players(conn, tournament_id))
     if await outbox.is_announced(conn, tournament_id, round_no):
         told = {} if before is None else positions(before, round_no)
@@ -109,7 +111,7 @@ async def tell_seating(
         return
     if not positions(new, round_no):
         return  # every round is played: nothing comes next
-    if round_no == 1 or await _round_complete(conn, tournament_id, new, round_no - 1):
+    if round_no == first or await _round_complete(conn, tournament_id, new, round_no - 1):
         await _announce(conn, tournament_id, new, round_no, users)
 
 
@@ -117,7 +119,7 @@ async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> None:
     """A game of the round was saved (in the caller's transaction): when that completes
     the round under the accepted plan's tables, the next round's seating is announced.
     The last round has no successor: nothing is."""
-    row = await seating_db.accepted_plan(conn, tournament_id)
+    row = await current_row(conn, tournament_id)
     if row is None or not any(int(r["round"]) == round_no + 1 for r in row.plan["rounds"]):
         return
     if await outbox.is_announced(conn, tournament_id, round_no + 1):

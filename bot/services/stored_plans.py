@@ -1,20 +1,28 @@
 """The accepted seating plan as the bot uses it: the plan stored as it was made
 (``bot.db.seating``), its names followed through renames, and each name's player id;
-read once per change of the database (``Database.cached``)."""
+read once per change of the database (``Database.cached``).
+
+A plan is of one stage (RULES.md D13): its request names the stage's number
+(``stage``; none: the first stage, as every plan made before the tournament had
+stages). The accepted plan applies while its stage is the current one: once the
+qualifying closes, its plan seats nobody in the final (the final's own plan does).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 from bot.db import games as games_db
 from bot.db import players as players_db
 from bot.db import seating as seating_db
+from bot.db import stages as stages_db
 from bot.db.connection import Conn, Database
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
+from bot.db.stages import StageRow
 from seating import Plan, Quality, Round, Table
 
 
@@ -74,6 +82,7 @@ class StoredPlan:
     row: SeatingPlanRow
     plan: Plan
     ids: Mapping[str, int]  # name in ``plan`` -> player id
+    stage: str | None = None  # the stage's name (D13) when the tournament has stages
 
     @property
     def id(self) -> int:
@@ -148,11 +157,34 @@ def stored_plan(row: SeatingPlanRow, everyone: Sequence[PlayerRow]) -> StoredPla
     return StoredPlan(row=row, plan=plan, ids=dict(zip(now, row.player_ids, strict=True)))
 
 
-async def load_accepted(conn: Conn, tournament_id: int) -> StoredPlan | None:
+def plan_stage(row: SeatingPlanRow) -> int:
+    """The number of the stage a stored plan seats (D13); 1 for a plan without one."""
+    return int(row.request.get("stage", 1))
+
+
+async def current_stage(conn: Conn, tournament_id: int) -> StageRow | None:
+    """The tournament's current stage; None while it has no stages (one stage)."""
+    return stages_db.current_stage(await stages_db.list_stages(conn, tournament_id))
+
+
+async def current_row(conn: Conn, tournament_id: int) -> SeatingPlanRow | None:
+    """The accepted plan if it is of the current stage (an earlier stage's plan no
+    longer applies)."""
     row = await seating_db.accepted_plan(conn, tournament_id)
     if row is None:
         return None
-    return stored_plan(row, await players_db.list_players(conn, tournament_id))
+    stage = await current_stage(conn, tournament_id)
+    return row if plan_stage(row) == (1 if stage is None else stage.number) else None
+
+
+async def load_accepted(conn: Conn, tournament_id: int) -> StoredPlan | None:
+    """The accepted plan of the current stage, nicknames as they are now."""
+    row = await current_row(conn, tournament_id)
+    if row is None:
+        return None
+    stored = stored_plan(row, await players_db.list_players(conn, tournament_id))
+    stage = await current_stage(conn, tournament_id)
+    return stored if stage is None else replace(stored, stage=stage.name)
 
 
 async def accepted_plan(db: Database, tournament_id: int) -> StoredPlan | None:
