@@ -35,8 +35,9 @@ from bot.db import tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import NotFound
 from bot.db.games import GameRecord
+from bot.db.lots import lots_for_tournament
 from bot.db.protests import ProtestRow
-from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.scoring_bridge import load_scoring_tournament, player_names
 from bot.db.stages import StageRow
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
@@ -47,9 +48,10 @@ from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
 from bot.services.stored_plans import StoredPlan, stored_plan
-from bot.standings import stage_breakdowns
+from bot.standings import stage_breakdowns, stage_lots
 from bot.vocabulary import result_name, role_name
 from scoring import (
+    StagedStandings,
     Tournament,
     b_value,
     compute_standings,
@@ -94,10 +96,13 @@ class ExportData:
     people: dict[int, UserRow]
     plan: StoredPlan | None  # the accepted seating plan
     # The stages (D13-D15; none: one stage over the distance), the stage number of each
-    # game that counts (by code) and each stage's replacements by number.
+    # game that counts (by code), each stage's replacements and its own lot (8.7.5, D15)
+    # by number, and every stage's standings (with ``standings`` the final ones, D16).
     stages: tuple[StageRow, ...] = ()
     stage_of: dict[str, int] = field(default_factory=dict)
     replaced: dict[int, dict[str, str]] = field(default_factory=dict)
+    lots: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    staged: StagedStandings | None = None
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -120,9 +125,14 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages = tuple(await stages_repo.list_stages(conn, tournament_id))
         stage_of = await stages_repo.stage_of_games(conn, tournament_id) if stages else {}
         replaced = await stages_repo.replacements(conn, tournament_id, stages)
+        lots = stage_lots(
+            await lots_for_tournament(conn, tournament_id), await player_names(conn, tournament_id)
+        )
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
+    staged = None
     if stages:
-        standings, breakdowns = _staged(scored, stages, stage_of, replaced)
+        staged, breakdowns = _staged(scored, stages, stage_of, replaced, lots)
+        standings = staged.final
     return ExportData(
         tournament=tournament,
         scored=scored,
@@ -135,6 +145,8 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages=stages,
         stage_of=stage_of,
         replaced=replaced,
+        lots=lots if stages else {},
+        staged=staged,
     )
 
 
@@ -143,11 +155,13 @@ def _staged(
     stages: Sequence[StageRow],
     stage_of: Mapping[str, int],
     replaced: Mapping[int, Mapping[str, str]],
-) -> tuple[Standings, dict[str, GameBreakdown]]:
-    """The final standings (D16) and each game's points within its stage (D14)."""
-    engine = [row.stage(replaced.get(row.number, {}), scored.lot) for row in stages]
+    lots: Mapping[int, tuple[str, ...]],
+) -> tuple[StagedStandings, dict[str, GameBreakdown]]:
+    """Every stage's standings, each by its own lot, with the final ones (D15, D16),
+    and each game's points within its stage (D14)."""
+    engine = [row.stage(replaced.get(row.number, {}), lots.get(row.number, ())) for row in stages]
     pairs = [(stages[stage_of.get(g.id, 1) - 1].name, g) for g in scored.games]
-    return tournament_standings(engine, pairs).final, stage_breakdowns(stages, pairs)
+    return tournament_standings(engine, pairs), stage_breakdowns(stages, pairs)
 
 
 # -- JSON (scoring-contract.md) ------------------------------------------------------------
@@ -185,7 +199,7 @@ def stage_json(row: StageRow, replaced: Mapping[str, str], lot: Sequence[str]) -
         "carry": row.carry,
         "weight": row.weight,
         "compensation": row.compensation,
-        "lot": list(lot),  # one lot, drawn once per tied group: it orders only the tied
+        "lot": list(lot),  # the stage's own lot (8.7.5, D15)
     }
 
 
@@ -197,9 +211,9 @@ def tournament_json(data: ExportData) -> bytes:
         "games": [game_json(game) for game in data.scored.games],
     }
     if data.stages:
-        lot = data.scored.lot
         document["stages"] = [
-            stage_json(row, data.replaced.get(row.number, {}), lot) for row in data.stages
+            stage_json(row, data.replaced.get(row.number, {}), data.lots.get(row.number, ()))
+            for row in data.stages
         ]
         names = {row.number: row.name for row in data.stages}
         for game in document["games"]:
