@@ -44,7 +44,8 @@ async def _final_played(db: Database, harness: BotHarness) -> World:
     return world
 
 
-async def _finish(harness: BotHarness) -> None:
+async def finish_with_the_card(harness: BotHarness) -> None:
+    """The chief judge finishes the tournament with /tournament, unsettled or not."""
     chief = harness.user(CHIEF, "Chief", language_code="en")
     await harness.say(chief, "/tournament", chat_id=CHAT)
     card = harness.session.last_message(CHAT)
@@ -75,7 +76,7 @@ async def test_d16_d17_the_last_stage_ending_posts_and_pins_the_final_standings_
     harness: BotHarness, db: Database
 ) -> None:
     world = await _final_played(db, harness)
-    await _finish(harness)
+    await finish_with_the_card(harness)
 
     [text] = _finals(harness)
     rows = [row.split() for row in table_rows([text.text])]
@@ -106,7 +107,7 @@ async def test_d16_a_picture_refused_is_sent_later_without_the_text_again(
     world = await _final_played(db, harness)
     failure = TelegramNetworkError(SendPhoto(chat_id=CHAT, photo="x"), "connection reset")
     harness.session.fail_next("sendPhoto", failure)
-    await _finish(harness)
+    await finish_with_the_card(harness)
     assert len(_finals(harness)) == 1 and _pictures(harness) == []
     assert "final" in await outbox_kinds(db)  # the text went out, the picture did not
 

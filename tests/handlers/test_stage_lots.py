@@ -21,6 +21,7 @@ from tests.handlers.rating_fixtures import (
     make_world,
     table_rows,
 )
+from tests.handlers.test_stage_final_post import finish_with_the_card
 from tests.support import BotHarness, buttons
 
 
@@ -103,13 +104,7 @@ async def test_8_7_5_d15_the_cut_and_the_final_each_draw_their_own_lot(
 
     # Finished, the final standings' tie waits for the final's own lot: the
     # qualifying's, which put them in an order, does not decide it (D15).
-    await harness.say(chief, "/tournament", chat_id=CHAT)
-    card = harness.session.last_message(CHAT)
-    assert card is not None
-    await harness.press(chief, card, text="🏁 Finish")
-    await harness.press(
-        chief, harness.session.message(CHAT, card.message_id), text="Finish anyway"
-    )
+    await finish_with_the_card(harness)
     await harness.say(chief, "/lot")
     offer = harness.session.last_text(CHIEF) or ""
     [line] = [line for line in offer.splitlines() if line.endswith(f": {first}, {second}")]
