@@ -5,6 +5,8 @@
   games that count, ids ``R1-T2``, judge's points as decimal strings, the lot;
 * ``standings-N.csv`` — UTF-8 with a BOM (Excel), the contract's output columns;
 * ``standings-N.xlsx`` — a sheet of standings and a sheet of every seat's points;
+  with stages the first sheet is the final standings (D16), then a sheet per stage
+  (its standings by D15, the points carried from the stage before shown apart);
 * ``protocols-N.md`` — every game's protocol, annulled ones included, with protests;
 * ``seating-N.csv`` — the accepted seating plan, one row a seat (also a sheet of the
   XLSX), when the tournament has one.
@@ -35,8 +37,9 @@ from bot.db import tournaments, users
 from bot.db.connection import Database
 from bot.db.errors import NotFound
 from bot.db.games import GameRecord
+from bot.db.lots import lots_for_tournament
 from bot.db.protests import ProtestRow
-from bot.db.scoring_bridge import load_scoring_tournament
+from bot.db.scoring_bridge import load_scoring_tournament, player_names
 from bot.db.stages import StageRow
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
@@ -47,9 +50,11 @@ from bot.rating_format import points as format_points
 from bot.rating_format import split_labels
 from bot.seating_text import plan_sheet_rows
 from bot.services.stored_plans import StoredPlan, stored_plan
-from bot.standings import stage_breakdowns
+from bot.standings import stage_breakdowns, stage_lots
+from bot.standings_text import stage_name
 from bot.vocabulary import result_name, role_name
 from scoring import (
+    StagedStandings,
     Tournament,
     b_value,
     compute_standings,
@@ -94,10 +99,13 @@ class ExportData:
     people: dict[int, UserRow]
     plan: StoredPlan | None  # the accepted seating plan
     # The stages (D13-D15; none: one stage over the distance), the stage number of each
-    # game that counts (by code) and each stage's replacements by number.
+    # game that counts (by code), each stage's replacements and its own lot (8.7.5, D15)
+    # by number, and every stage's standings (with ``standings`` the final ones, D16).
     stages: tuple[StageRow, ...] = ()
     stage_of: dict[str, int] = field(default_factory=dict)
     replaced: dict[int, dict[str, str]] = field(default_factory=dict)
+    lots: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    staged: StagedStandings | None = None
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -120,9 +128,14 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages = tuple(await stages_repo.list_stages(conn, tournament_id))
         stage_of = await stages_repo.stage_of_games(conn, tournament_id) if stages else {}
         replaced = await stages_repo.replacements(conn, tournament_id, stages)
+        lots = stage_lots(
+            await lots_for_tournament(conn, tournament_id), await player_names(conn, tournament_id)
+        )
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
+    staged = None
     if stages:
-        standings, breakdowns = _staged(scored, stages, stage_of, replaced)
+        staged, breakdowns = _staged(scored, stages, stage_of, replaced, lots)
+        standings = staged.final
     return ExportData(
         tournament=tournament,
         scored=scored,
@@ -135,6 +148,8 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages=stages,
         stage_of=stage_of,
         replaced=replaced,
+        lots=lots if stages else {},
+        staged=staged,
     )
 
 
@@ -143,11 +158,13 @@ def _staged(
     stages: Sequence[StageRow],
     stage_of: Mapping[str, int],
     replaced: Mapping[int, Mapping[str, str]],
-) -> tuple[Standings, dict[str, GameBreakdown]]:
-    """The final standings (D16) and each game's points within its stage (D14)."""
-    engine = [row.stage(replaced.get(row.number, {}), scored.lot) for row in stages]
+    lots: Mapping[int, tuple[str, ...]],
+) -> tuple[StagedStandings, dict[str, GameBreakdown]]:
+    """Every stage's standings, each by its own lot, with the final ones (D15, D16),
+    and each game's points within its stage (D14)."""
+    engine = [row.stage(replaced.get(row.number, {}), lots.get(row.number, ())) for row in stages]
     pairs = [(stages[stage_of.get(g.id, 1) - 1].name, g) for g in scored.games]
-    return tournament_standings(engine, pairs).final, stage_breakdowns(stages, pairs)
+    return tournament_standings(engine, pairs), stage_breakdowns(stages, pairs)
 
 
 # -- JSON (scoring-contract.md) ------------------------------------------------------------
@@ -185,7 +202,7 @@ def stage_json(row: StageRow, replaced: Mapping[str, str], lot: Sequence[str]) -
         "carry": row.carry,
         "weight": row.weight,
         "compensation": row.compensation,
-        "lot": list(lot),  # one lot, drawn once per tied group: it orders only the tied
+        "lot": list(lot),  # the stage's own lot (8.7.5, D15)
     }
 
 
@@ -197,9 +214,9 @@ def tournament_json(data: ExportData) -> bytes:
         "games": [game_json(game) for game in data.scored.games],
     }
     if data.stages:
-        lot = data.scored.lot
         document["stages"] = [
-            stage_json(row, data.replaced.get(row.number, {}), lot) for row in data.stages
+            stage_json(row, data.replaced.get(row.number, {}), data.lots.get(row.number, ()))
+            for row in data.stages
         ]
         names = {row.number: row.name for row in data.stages}
         for game in document["games"]:
@@ -273,13 +290,16 @@ def standings_xlsx(data: ExportData) -> bytes:
     book = Workbook()
     book.remove(book.active)
     sheet_names = split_labels(_("Standings|Games"), "Standings|Games")
-    sheet = _sheet(book, sheet_names[0], split_labels(
+    # With stages the first sheet is the final standings (D16), a sheet per stage next.
+    first_name = _("Final standings") if data.staged is not None else sheet_names[0]
+    sheet = _sheet(book, first_name, split_labels(
         _("Place|Player|Total|Main|Extra|Ci|Wins|Wins as don or sheriff|First-night deaths"
           "|Games"),
         _STANDINGS_HEADER,
     ))
     for values in _standing_values(data):
         sheet.append([float(v) if isinstance(v, Fraction) else v for v in values])
+    stage_sheets = _stage_sheets(book, data)
     games_sheet = _sheet(book, sheet_names[1], split_labels(
         _("Game|Round|Table|Result|Seat|Player|Role|Win|Ci|Best move|Judge's points"
           "|Judge's points count|Disqualification|Penalties|Main|Extra|Total"),
@@ -287,7 +307,11 @@ def standings_xlsx(data: ExportData) -> bytes:
     ))
     for row in _seat_rows(data):
         games_sheet.append(row)
-    sheets = [(sheet, (3, 4, 5, 6)), (games_sheet, (8, 9, 10, 11, 13, 14, 15, 16, 17))]
+    sheets = [
+        (sheet, (3, 4, 5, 6)),
+        *((ws, (3, 4, 5, 6, 7, 8)) for ws in stage_sheets),
+        (games_sheet, (8, 9, 10, 11, 13, 14, 15, 16, 17)),
+    ]
     if data.plan is not None:
         header, *rows = plan_sheet_rows(data.plan.plan)
         plan_sheet = _sheet(book, _("Seating"), [str(title) for title in header])
@@ -304,6 +328,58 @@ def standings_xlsx(data: ExportData) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
+
+
+_STAGE_HEADER = (
+    "Place|Player|Total|Carried|This stage|Main|Extra|Ci|Wins|Wins as don or sheriff"
+    "|First-night deaths|Games"
+)
+_NOT_IN_SHEET_NAMES = str.maketrans({c: " " for c in "[]:*?/\\"})
+
+
+def _number(value: Any) -> Any:
+    """A cell's value: exact figures (D3) as numbers Excel reads."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    return value
+
+
+def _stage_sheets(book: Any, data: ExportData) -> list[Any]:
+    """A sheet per stage: its standings by D15, each total split into the part carried
+    from the stage before (carry × that total) and this stage's own (weight × its
+    games' total), then the figures 8.7 orders by."""
+    if data.staged is None:
+        return []
+    header = split_labels(
+        _("Place|Player|Total|Carried|This stage|Main|Extra|Ci|Wins|Wins as don or sheriff"
+          "|First-night deaths|Games"),
+        _STAGE_HEADER,
+    )
+    found = []
+    before: dict[str, Fraction] = {}  # the stage before's totals
+    for row, placed in zip(data.stages, data.staged.stages, strict=True):
+        name = f"{row.number}. {stage_name(row.name)}".translate(_NOT_IN_SHEET_NAMES)
+        ws = _sheet(book, name, header)
+        carry = row.rules.carry
+        for standing in placed.standings.rows:
+            carried = carry * before.get(standing.player, Fraction(0))
+            ws.append([_number(v) for v in (
+                standing.place,
+                standing.player,
+                standing.total,
+                carried,
+                standing.total - carried,
+                standing.main,
+                standing.extra,
+                standing.ci,
+                standing.wins,
+                standing.wins_don_sheriff,
+                standing.first_night_deaths,
+                standing.games,
+            )])
+        before = {standing.player: standing.total for standing in placed.standings.rows}
+        found.append(ws)
+    return found
 
 
 def _sheet(book: Any, title: str, header: Sequence[str]) -> Any:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from bot.db.connection import Database, fetch_one
 from bot.db.errors import NotFound
-from bot.db.lots import lots_for_tournament
+from bot.db.lots import LotRow, lots_for_tournament
 from bot.db.scoring_bridge import (
     StoredGame,
     game_stamps,
@@ -254,7 +254,8 @@ class StandingsService:
             distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
         )
         if stage_rows:
-            return _staged(stage_rows, tournament, loaded.ids, of_game, replaced)
+            own_lots = stage_lots(lots, loaded.names)
+            return _staged(stage_rows, tournament, loaded.ids, of_game, replaced, own_lots)
         scored, order = loaded.scored, tuple(loaded.ids)
         standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
         changes = scored.changes
@@ -273,11 +274,14 @@ def _staged(
     ids: Sequence[int],
     of_game: Mapping[int, int],
     replaced: Mapping[int, Mapping[str, str]],
+    lots: Mapping[int, tuple[str, ...]],
 ) -> TournamentStandings:
-    """Every stage by the engine (D13-D16); the current stage's standings for readers.
-    Recomputed whole: a tournament of stages plays its later stages on few tables."""
-    lot = tournament.lot  # one merged lot: it orders only players still tied (D12)
-    stages: list[Stage] = [row.stage(replaced.get(row.number, {}), lot) for row in stage_rows]
+    """Every stage by the engine (D13-D16), each ordered by its own lot (``lots`` by
+    stage number; D12, D15); the current stage's standings for readers. Recomputed
+    whole: a tournament of stages plays its later stages on few tables."""
+    stages: list[Stage] = [
+        row.stage(replaced.get(row.number, {}), lots.get(row.number, ())) for row in stage_rows
+    ]
     by_number = {row.number: row.name for row in stage_rows}
     pairs = [
         (by_number.get(of_game.get(game_id, 1), ""), game)
@@ -296,20 +300,32 @@ def _staged(
         tuple(stage_rows),
     )
     if view.finished:  # every stage closed: the tournament's final standings (D16)
-        everything = Tournament(distance=tournament.distance, games=tournament.games, lot=lot)
+        everything = Tournament(
+            distance=tournament.distance, games=tournament.games, lot=tournament.lot
+        )
         return TournamentStandings(
             everything,
             staged.final,
             stage=view,
             _compute=lambda: stage_breakdowns(stage_rows, pairs),
         )
-    model = Tournament(distance=current.games_per_player, games=own, lot=lot)
+    model = Tournament(
+        distance=current.games_per_player, games=own, lot=lots.get(current.number, ())
+    )
     return TournamentStandings(
         model,
         staged.stages[index].standings,
         stage=view,
         _compute=lambda: stage_breakdowns(stage_rows, pairs),
     )
+
+
+def stage_lots(lots: Iterable[LotRow], names: Mapping[int, str]) -> dict[int, tuple[str, ...]]:
+    """Each stage's own lot (8.7.5, D12, D15) by stage number, its draws merged."""
+    by_stage: dict[int, list[LotRow]] = {}
+    for lot in lots:
+        by_stage.setdefault(lot.stage, []).append(lot)
+    return {number: merge_lots(drawn, names) for number, drawn in by_stage.items()}
 
 
 def stage_breakdowns(

@@ -382,3 +382,8 @@ def round_caption(title: str, round_no: int) -> str:
     return _("{title}: standings after round {round}").format(
         title=html_text(title), round=round_no
     )
+
+
+def final_caption(title: str) -> str:
+    """The caption of the picture posted when the last stage ends (D16)."""
+    return _("{title}: the final standings").format(title=html_text(title))

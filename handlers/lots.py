@@ -21,6 +21,7 @@ from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.services.records import Database, TournamentRow
 from bot.standings import StandingsService
+from bot.standings_text import stage_name
 from handlers.callbacks import Code, RowId
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
@@ -46,7 +47,17 @@ def offer(tournament: TournamentRow, groups: list[TiedGroup]) -> tuple[str, Inli
     keyboard = []
     for group in groups:
         players = ", ".join(html_text(n) for n in group.names)
-        lines.append(_("Places {places}: {players}").format(places=group.label, players=players))
+        if group.stage_title is None:
+            line = _("Places {places}: {players}")
+        else:  # each stage has its own lot (D15)
+            line = _("Places {places}, the {stage} stage's lot: {players}")
+        lines.append(
+            line.format(
+                places=group.label,
+                players=players,
+                stage=html_text(stage_name(group.stage_title or "")),
+            )
+        )
         data = LotDraw(tournament_id=tournament.id, group=group.digest)
         keyboard.append(
             [

@@ -4,8 +4,12 @@ every stage and the final standings."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
 
 from bot.db import lots
 from bot.db import stages as stages_db
@@ -84,3 +88,44 @@ async def test_d16_the_standings_csv_of_stages_lists_the_final_standings(db: Dat
     assert ours is not None
     players = [line.split(",")[1] for line in text.splitlines()[1:]]
     assert players == [row.player for row in ours.staged.final.rows]
+
+
+async def test_d15_d16_the_xlsx_of_stages_has_the_final_standings_and_a_sheet_per_stage(
+    db: Database,
+) -> None:
+    """The first sheet is the final standings (D16); each stage's sheet its standings by
+    D15, the points carried from the stage before (carry 0.5 in the final) apart."""
+    tid = await _staged_tournament(db)
+    raw = (await export_files(db, tid))[f"standings-{tid}.xlsx"]
+    book = load_workbook(io.BytesIO(raw))
+    assert book.sheetnames == ["Итоговый рейтинг", "1. отборочный", "2. финал", "Игры"]
+    ours = (await StandingsService(db).get(tid)).stage
+    assert ours is not None
+    final = list(book["Итоговый рейтинг"].iter_rows(values_only=True))
+    assert [row[1] for row in final[1:]] == [row.player for row in ours.staged.final.rows]
+
+    qualifying, in_final = (
+        list(book[name].iter_rows(values_only=True)) for name in book.sheetnames[1:3]
+    )
+    assert in_final[0][:5] == ("Место", "Игрок", "Итог", "Перенесено", "Этот этап")
+    first_stage, final_stage = ours.staged.stages
+    assert [row[:2] for row in qualifying[1:]] == [
+        (row.place, row.player) for row in first_stage.standings.rows
+    ]
+    assert all(row[3] == 0 for row in qualifying[1:])  # nothing carried into the first
+    brought = {row.player: row.total for row in first_stage.standings.rows}
+    assert len(in_final) == 1 + 10
+    for cells, row in zip(in_final[1:], final_stage.standings.rows, strict=True):
+        assert cells[:2] == (row.place, row.player)
+        assert cells[2] == pytest.approx(float(row.total))
+        assert cells[3] == pytest.approx(float(brought[row.player] / 2))
+        assert cells[4] == pytest.approx(float(row.total - brought[row.player] / 2))
+        assert cells[11] == row.games
+    played = [cells for cells in in_final[1:] if cells[11]]
+    assert played and any(cells[4] for cells in played)  # the final's own points
+
+
+async def test_the_xlsx_without_stages_keeps_its_sheets(db: Database) -> None:
+    t, _ids = await make_tournament(db, players_count=10)
+    raw = (await export_files(db, t.id))[f"standings-{t.id}.xlsx"]
+    assert load_workbook(io.BytesIO(raw)).sheetnames == ["Рейтинг", "Игры"]

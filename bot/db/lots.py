@@ -1,4 +1,7 @@
-"""Drawn lots (8.7.5, D12): once per tied group, recorded so the standings stay stable."""
+"""Drawn lots (8.7.5, D12): once per tied group of a stage, recorded so the standings
+stay stable. Each stage has its own lot (D15): a group drawn at the cut of the
+qualifying and the same players tied in the final are two draws. A tournament without
+stages draws all its lots in stage 1."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from bot.db.timeutil import from_ts, ts_or_now
 class LotRow:
     id: int
     tournament_id: int
+    stage: int  # the stage's number; 1 without stages
     group: tuple[int, ...]  # the tied players' ids, ascending
     order: tuple[int, ...]  # the same ids in drawn order, first = best place
     drawn_by: int
@@ -32,6 +36,7 @@ def _row(r: sqlite3.Row) -> LotRow:
     return LotRow(
         id=r["id"],
         tournament_id=r["tournament_id"],
+        stage=r["stage"],
         group=tuple(sorted(order)),
         order=order,
         drawn_by=r["drawn_by"],
@@ -39,11 +44,13 @@ def _row(r: sqlite3.Row) -> LotRow:
     )
 
 
-async def get_lot(conn: Conn, tournament_id: int, player_ids: Sequence[int]) -> LotRow | None:
+async def get_lot(
+    conn: Conn, tournament_id: int, player_ids: Sequence[int], *, stage: int = 1
+) -> LotRow | None:
     r = await fetch_one(
         conn,
-        "SELECT * FROM lots WHERE tournament_id = ? AND group_key = ?",
-        (tournament_id, group_key(player_ids)),
+        "SELECT * FROM lots WHERE tournament_id = ? AND stage = ? AND group_key = ?",
+        (tournament_id, stage, group_key(player_ids)),
     )
     return None if r is None else _row(r)
 
@@ -54,11 +61,12 @@ async def record_lot(
     order: Sequence[int],
     *,
     drawn_by: int,
+    stage: int = 1,
     now: datetime | None = None,
 ) -> LotRow:
-    """Record the drawn order of a tied group.
+    """Record the drawn order of a tied group of stage ``stage``.
 
-    A group drawn before keeps its first draw (returned unchanged), so a repeated tap
+    A group drawn before in that stage keeps its first draw (returned unchanged), so a repeated tap
     or a redelivered update cannot reshuffle the standings.
     """
     ids = [int(i) for i in order]
@@ -73,17 +81,17 @@ async def record_lot(
         raise InvalidLot("a lot names players who are not in this tournament")
     await run(
         conn,
-        "INSERT INTO lots (tournament_id, group_key, drawn_order, drawn_by, drawn_at)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tournament_id, group_key) DO NOTHING",
-        (tournament_id, group_key(ids), json.dumps(ids), drawn_by, ts_or_now(now)),
+        "INSERT INTO lots (tournament_id, stage, group_key, drawn_order, drawn_by, drawn_at)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tournament_id, stage, group_key) DO NOTHING",
+        (tournament_id, stage, group_key(ids), json.dumps(ids), drawn_by, ts_or_now(now)),
     )
-    row = await get_lot(conn, tournament_id, ids)
+    row = await get_lot(conn, tournament_id, ids, stage=stage)
     assert row is not None
     return row
 
 
 async def lots_for_tournament(conn: Conn, tournament_id: int) -> list[LotRow]:
-    """All recorded lots, oldest first."""
+    """All recorded lots of every stage, oldest first."""
     rows = await fetch_all(
         conn, "SELECT * FROM lots WHERE tournament_id = ? ORDER BY drawn_at, id", (tournament_id,)
     )

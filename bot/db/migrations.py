@@ -463,6 +463,62 @@ ALTER TABLE games ADD COLUMN stage INTEGER CHECK (stage >= 1);
 """
 
 
+# Version 11: a lot belongs to a stage (8.7.5, D12, D15): the lot drawn at the cut of
+# the qualifying and the lot of the final among the same players are two draws. Lots
+# drawn before belong to the first stage (a tournament without stages has only it).
+# The outbox gets ``final``: the group's post of the final standings when the last
+# stage ends (D16), text then picture, drawn when posted; ``text_posted`` as for a
+# seating, so a restart does not post the text twice. SQLite can't change a UNIQUE or
+# a CHECK: both tables are rebuilt.
+_V11_STAGE_LOTS_AND_FINAL_POST = """
+CREATE TABLE lots_v11 (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    -- the stage's number (1 without stages)
+    stage         INTEGER NOT NULL DEFAULT 1 CHECK (stage >= 1),
+    -- the tied group: its player ids sorted ascending, comma-joined
+    group_key     TEXT    NOT NULL,
+    -- player ids in drawn order, JSON list
+    drawn_order   TEXT    NOT NULL CHECK (json_valid(drawn_order)),
+    drawn_by      INTEGER NOT NULL,
+    drawn_at      INTEGER NOT NULL,
+    UNIQUE (tournament_id, stage, group_key)
+);
+INSERT INTO lots_v11 (id, tournament_id, stage, group_key, drawn_order, drawn_by, drawn_at)
+    SELECT id, tournament_id, 1, group_key, drawn_order, drawn_by, drawn_at FROM lots;
+DROP TABLE lots;
+ALTER TABLE lots_v11 RENAME TO lots;
+
+CREATE TABLE outbox_v11 (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    kind          TEXT    NOT NULL
+                  CHECK (kind IN ('result', 'note', 'standings', 'seating', 'seat', 'final')),
+    game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+    text          TEXT    CHECK (length(text) BETWEEN 1 AND 4096),
+    round         INTEGER CHECK (round >= 1),
+    player_id     INTEGER REFERENCES players (id) ON DELETE CASCADE,
+    user_id       INTEGER,
+    changed       INTEGER NOT NULL DEFAULT 0 CHECK (changed IN (0, 1)),
+    created_at    INTEGER NOT NULL,
+    text_posted   INTEGER NOT NULL DEFAULT 0 CHECK (text_posted IN (0, 1)),
+    CHECK ((kind = 'result') = (game_id IS NOT NULL)),
+    CHECK (kind <> 'note' OR text IS NOT NULL),
+    CHECK (kind NOT IN ('standings', 'seating', 'seat', 'final') OR text IS NULL),
+    CHECK ((kind IN ('seating', 'seat')) = (round IS NOT NULL)),
+    CHECK ((kind = 'seat') = (user_id IS NOT NULL AND player_id IS NOT NULL)),
+    CHECK (changed = 0 OR kind IN ('seating', 'seat'))
+);
+INSERT INTO outbox_v11 (id, tournament_id, kind, game_id, text, round, player_id, user_id,
+                        changed, created_at, text_posted)
+    SELECT id, tournament_id, kind, game_id, text, round, player_id, user_id, changed,
+           created_at, text_posted FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_v11 RENAME TO outbox;
+CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -474,6 +530,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _v8_invite_digests,
     _V9_SEATING_TEXT_POSTED,
     _V10_STAGES,
+    _V11_STAGE_LOTS_AND_FINAL_POST,
 )
 LATEST = len(MIGRATIONS)
 

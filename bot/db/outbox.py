@@ -9,7 +9,8 @@ message went out (a crash right after a post may repeat that one line, never los
 Most rows are for the group. A ``seat`` row is a private message to ``user_id``: the
 seat of ``player_id`` in ``round``; a ``seating`` row the group's post of a round's
 seating. Both are drawn from the accepted plan when posted (``changed``: a re-plan
-changed what was told already).
+changed what was told already). A ``final`` row is the group's post of the final
+standings when the last stage ends (D16), drawn when posted.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ NOTE = "note"
 STANDINGS = "standings"
 SEATING = "seating"  # the group's post of a round's seating
 SEAT = "seat"  # a player's own seat in a round, privately
+FINAL = "final"  # the group's post of the final standings when the last stage ends (D16)
 
 _COLUMNS = (
     "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed, text_posted"
@@ -71,6 +73,12 @@ async def add_seating(
         " VALUES (?, ?, ?, ?, ?)",
         (tournament_id, SEATING, round_no, int(changed), ts_or_now(None)),
     )
+
+
+async def add_final(conn: Conn, tournament_id: int) -> int:
+    """The group is to get the final standings (D16), text and picture, the text
+    pinned: drawn when posted."""
+    return await add(conn, tournament_id, FINAL)
 
 
 async def add_seat(
@@ -157,7 +165,7 @@ async def texts_posted(conn: Conn, ids: Iterable[int]) -> None:
 
 
 async def seating_text_posted(conn: Conn, row_id: int) -> None:
-    """A seating row's text went out; its picture is still to go."""
+    """A seating (or final) row's text went out; its picture is still to go."""
     await run(conn, "UPDATE outbox SET text_posted = 1 WHERE id = ?", (row_id,))
 
 

@@ -39,7 +39,14 @@ from bot.seating_text import (
 from bot.services.rating import unsettled
 from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService, lot_due
-from bot.standings_text import Picture, hidden, live_message, picture, round_caption
+from bot.standings_text import (
+    Picture,
+    final_caption,
+    hidden,
+    live_message,
+    picture,
+    round_caption,
+)
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -173,6 +180,9 @@ class GroupPoster:
         try:
             with use_language(self._i18n, tournament.language):  # the group reads the tournament's
                 await self._post_lines(bot, chat_id, [r for r in rows if r.text])
+                finals = [r for r in rows if r.kind == outbox.FINAL]
+                if finals:
+                    await self._post_final(bot, tournament, finals)
                 if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
                     await self._update_standings(bot, tournament)  # notes, seatings: no points
                 saved = [r.game_id for r in rows if r.game_id is not None]
@@ -218,18 +228,54 @@ class GroupPoster:
     async def _send_text(self, bot: Bot, chat_id: int, text: str) -> Message:
         return await self._call(chat_id, lambda c: bot.send_message(c, text))
 
+    async def _live_text(self, tournament: TournamentRow) -> str:
+        """The group's live standings message as it should read now."""
+        current = await self._standings.get(tournament.id)
+        found = await unsettled(self._db, tournament.id, current)
+        return live_message(
+            tournament.title, current.standings, pending=found.games, pending_players=found.players,
+            lot_due=lot_due(tournament, current),
+            stage=current.stage,
+        )
+
+    async def _post_final(
+        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
+    ) -> None:
+        """The last stage ended (D16): the final standings, a hidden final's shown
+        (D17), as a new message that is pinned and from now on the live standings
+        message (a lot drawn later edits it), then their picture. The text is marked
+        posted as soon as it went out, the rows gone once the picture did: a restart
+        posts neither twice (only a crash between Telegram's answer and the commit)."""
+        tournament = await self._tournament(tournament.id) or tournament
+        if tournament.chat_id is None:
+            return
+        if not any(r.text_posted for r in rows):
+            text = await self._live_text(tournament)
+            message = await self._call(tournament.chat_id, lambda c: bot.send_message(c, text))
+            async with self._db.transaction() as conn:
+                await tournaments.set_standings_message(
+                    conn, tournament.id, message.message_id, _digest(text)
+                )
+                for row in rows:
+                    await outbox.seating_text_posted(conn, row.id)
+            tournament = await self._tournament(tournament.id) or tournament
+        message_id = tournament.standings_message_id
+        assert tournament.chat_id is not None
+        if message_id is not None:  # again after a restart: pinning twice is harmless
+            await pin_quietly(bot, tournament.chat_id, message_id)
+        images, _shown = await self._draw(tournament)
+        caption = final_caption(tournament.title)
+        await self._call(
+            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
+        )
+        await self._forget(rows)
+
     async def _update_standings(self, bot: Bot, tournament: TournamentRow) -> None:
         # Read again: posting the results may have followed the group to a supergroup.
         tournament = await self._tournament(tournament.id) or tournament
         if tournament.chat_id is None:
             return
-        current = await self._standings.get(tournament.id)
-        found = await unsettled(self._db, tournament.id, current)
-        text = live_message(
-            tournament.title, current.standings, pending=found.games, pending_players=found.players,
-            lot_due=lot_due(tournament, current),
-            stage=current.stage,
-        )
+        text = await self._live_text(tournament)
         digest = _digest(text)
         message_id = tournament.standings_message_id
         if message_id is not None and tournament.standings_hash == digest:

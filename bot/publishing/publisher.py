@@ -60,17 +60,21 @@ class Publisher:
         game_id: int | None = None,
         note: str | None = None,
         standings: bool = False,
+        final: bool = False,
     ) -> None:
         """Record, in the caller's transaction, what the chat must be told: a saved
         game's result line (``result`` with ``game_id``; the standings follow it), a
-        ``note``, and that the standings must be brought up to date (``standings``, or
-        neither of the others given)."""
+        ``note``, the final standings' post when the last stage ends (``final``: text
+        and picture, the text pinned; D16), and that the standings must be brought up
+        to date (``standings``, or neither of the others given)."""
         if result is not None:
             if game_id is None:
                 raise ValueError("a result line needs its game")
             await outbox.add(conn, tournament_id, outbox.RESULT, text=result, game_id=game_id)
         if note is not None:
             await outbox.add(conn, tournament_id, outbox.NOTE, text=note)
+        if final:
+            await outbox.add_final(conn, tournament_id)
         if standings or (result is None and note is None):
             await outbox.add(conn, tournament_id, outbox.STANDINGS)
 

@@ -1,5 +1,9 @@
 """Lots (8.7.5, D12): the chief judge draws one for each group still tied after
-8.7.1-8.7.4; the draw is recorded once and the standings follow it from then on."""
+8.7.1-8.7.4; the draw is recorded once and the standings follow it from then on.
+
+With stages each stage has its own lot (D15): /lot draws for the current stage's
+standings (its tie at the cut, say), and once the tournament is finished for the final
+standings' ties (D16), each in the stage that places its players."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from bot.rating_format import place_labels
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
 from bot.standings import StandingsService, TournamentStandings, lot_due
+from bot.standings_text import stage_name
 from scoring import InvalidGameError
 
 DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept.")
@@ -40,15 +45,21 @@ class TiedGroup:
     label: str  # e.g. 5–6
     names: list[str]  # in standings order
     ids: list[int]  # their player ids, in the same order
+    stage: int = 1  # the number of the stage whose lot this is (1 without stages)
+    stage_title: str | None = None  # its name, shown; None without stages
 
     @property
     def digest(self) -> str:
-        return group_digest(self.ids)
+        return group_digest(self.ids, self.stage)
 
 
-def group_digest(player_ids: Sequence[int]) -> str:
-    """A short fingerprint of a group (a long id list exceeds callback data's 64 bytes)."""
-    return hashlib.sha256(lots.group_key(player_ids).encode()).hexdigest()[:16]
+def group_digest(player_ids: Sequence[int], stage: int = 1) -> str:
+    """A short fingerprint of a group of a stage (a long id list exceeds callback
+    data's 64 bytes)."""
+    key = lots.group_key(player_ids)
+    if stage != 1:  # the first stage's (and a tournament's without stages) as before
+        key = f"{stage}:{key}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 async def _names_to_ids(conn: Conn, tournament_id: int) -> dict[str, int]:
@@ -60,17 +71,35 @@ async def _names_to_ids(conn: Conn, tournament_id: int) -> dict[str, int]:
     return found
 
 
+def _stage_of(ts: TournamentStandings) -> Mapping[str, tuple[int, str]]:
+    """Player → the stage (number, name) whose lot orders him in ``ts.standings``: the
+    current stage's; in the final standings (D16) the stage that places him."""
+    view = ts.stage
+    if view is None:
+        return {}
+    if not view.finished:
+        return {row.player: (view.row.number, view.row.name) for row in ts.standings.rows}
+    found: dict[str, tuple[int, str]] = {}
+    for row, placed in zip(view.rows, view.staged.stages, strict=True):
+        for standing in placed.standings.rows:  # later stages overwrite: they place him
+            found[standing.player] = (row.number, row.name)
+    return found
+
+
 def _tied(ts: TournamentStandings, ids: Mapping[str, int]) -> list[TiedGroup]:
     rows = ts.standings.rows
     labels = place_labels([r.place for r in rows])
     by_place: dict[int, tuple[str, list[str]]] = {}
     for label, row in zip(labels, rows, strict=True):
         by_place.setdefault(row.place, (label, []))[1].append(row.player)
-    return [
-        TiedGroup(place, label, names, [ids.get(n, 0) for n in names])
-        for place, (label, names) in by_place.items()
-        if len(names) > 1
-    ]
+    stage_of = _stage_of(ts)
+    groups = []
+    for place, (label, names) in by_place.items():
+        if len(names) < 2:
+            continue
+        number, title = stage_of.get(names[0], (1, None))
+        groups.append(TiedGroup(place, label, names, [ids.get(n, 0) for n in names], number, title))
+    return groups
 
 
 async def tied_groups(
@@ -148,16 +177,28 @@ async def draw_lot(
     secrets.SystemRandom().shuffle(order)
     by_id = dict(zip(group.ids, group.names, strict=True))
     async with db.transaction() as conn:
-        if await lots.get_lot(conn, tournament.id, order) is not None:
+        if await lots.get_lot(conn, tournament.id, order, stage=group.stage) is not None:
             return Spent(DRAWN_ALREADY)  # drawn by another tap meanwhile: that one is kept
-        lot = await lots.record_lot(conn, tournament.id, order, drawn_by=actor_id)
+        lot = await lots.record_lot(
+            conn, tournament.id, order, drawn_by=actor_id, stage=group.stage
+        )
         await _record(conn, tournament, group, lot, by_id, actor_id)
         text = drawn_order(group.place, lot.order, by_id)
         # The group reads the tournament's language.
         with i18n.use_locale(tournament.language):
-            note = _(
-                "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
-            ).format(places=group.label, order=text)
+            if group.stage_title is None:
+                note = _(
+                    "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
+                ).format(places=group.label, order=text)
+            else:
+                note = _(
+                    "🎲 Lot of the {stage} stage for places {places} (8.7.5), drawn by the "
+                    "chief judge: {order}."
+                ).format(
+                    stage=html_text(stage_name(group.stage_title)),
+                    places=group.label,
+                    order=text,
+                )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)  # the order changes
     return Drawn(group, text, FollowUp(publisher=publisher, tournament_id=tournament.id, now=True))
 
@@ -179,7 +220,7 @@ async def _still_tied(
     for group in _tied(ts, ids):
         if all(n in ids for n in group.names) and group.digest == digest:
             return group
-    if any(group_digest(lot.group) == digest for lot in drawn):
+    if any(group_digest(lot.group, lot.stage) == digest for lot in drawn):
         return Spent(DRAWN_ALREADY)
     return Spent(N_("This card is out of date: the standings changed. Send /lot again."))
 
@@ -197,4 +238,6 @@ async def _record(
         "order": [{"player_id": pid, "nickname": by_id[pid]} for pid in lot.order],
         "drawn_at": lot.drawn_at,
     }
+    if group.stage_title is not None:
+        after["stage"] = lot.stage
     await record(conn, "lot.draw", lot.id, tournament.id, actor_id, after=after)

@@ -180,12 +180,16 @@ async def set_status(
                 else:
                     note = _("Tournament {title} is finished. The final standings: /rating")
             note = note.format(title=quoted_title(after))
-            # Every stage ends with the tournament (D16), and the standings' shared places
-            # now wait for the lot: the final standings say so.
+            # Every stage ends with the tournament (D16), a hidden one shown (D17), and
+            # the standings' shared places now wait for the lot: the final standings say
+            # so. With stages the group gets the final standings, text and picture, the
+            # text pinned: through the outbox, so a restart posts them once.
+            staged = False
             if wanted == "finished":
+                staged = bool(await stages.list_stages(conn, tournament.id))
                 await stages.close_all(conn, tournament.id)
             await publisher.enqueue(
-                conn, tournament.id, note=note, standings=wanted == "finished"
+                conn, tournament.id, note=note, standings=wanted == "finished", final=staged
             )
             await audit.record(
                 conn, "tournament.status", after.id, after.id, actor_id, before=before, after=after

@@ -256,3 +256,49 @@ async def test_v8_keeps_only_digests_of_invite_tokens_and_old_links_still_work(
         dump = "\n".join(conn.iterdump())
     assert token not in dump
     assert invites.digest(token) in dump
+
+
+async def test_v11_a_lot_belongs_to_a_stage_and_the_outbox_takes_the_final_post(
+    tmp_path: Path,
+) -> None:
+    """8.7.5, D12, D15: lots drawn before belong to the first stage; the same group
+    may be drawn again in a later stage, once there. The outbox keeps what waited
+    (its seating text marked posted too) and takes the final standings' post (D16)."""
+    from bot.db import lots, outbox
+
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:10])
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('Old', 8, 1, 0)"
+    )
+    for nick in ("A", "B"):
+        await db.execute(
+            "INSERT INTO players (tournament_id, nickname, nickname_key, status, created_at)"
+            " VALUES (1, ?, ?, 'confirmed', 0)",
+            (nick, nick.lower()),
+        )
+    await db.execute(
+        "INSERT INTO lots (tournament_id, group_key, drawn_order, drawn_by, drawn_at)"
+        " VALUES (1, '1,2', '[2, 1]', 1, 0)"
+    )
+    await db.execute(
+        "INSERT INTO outbox (tournament_id, kind, round, created_at, text_posted)"
+        " VALUES (1, 'seating', 3, 0, 1)"
+    )
+    await db.close()
+    db = await Database.open(path)
+    try:
+        async with db.transaction() as conn:
+            [old] = await lots.lots_for_tournament(conn, 1)
+            assert (old.stage, old.order) == (1, (2, 1))
+            again = await lots.record_lot(conn, 1, [1, 2], drawn_by=1)
+            assert again == old  # kept: drawn once in its stage
+            final = await lots.record_lot(conn, 1, [1, 2], drawn_by=1, stage=2)
+            assert (final.stage, final.order) == (2, (1, 2))
+            await outbox.add_final(conn, 1)
+            rows = await outbox.pending(conn, 1)
+        assert [(r.kind, r.round, r.text_posted) for r in rows] == [
+            ("seating", 3, True), ("final", None, False)
+        ]
+    finally:
+        await db.close()
