@@ -134,10 +134,6 @@ def add_live(app: web.Application, rt: LiveRuntime) -> None:
     app.router.add_get("/api/public/{public}", get_public)
 
 
-def app_url(base_url: str, token: str) -> str:
-    return f"{base_url}/app/?g={token}"
-
-
 # -- pages ------------------------------------------------------------------------------------
 
 

@@ -90,6 +90,11 @@ class Appended:
     protocol: rules.Protocol
 
 
+def app_url(base_url: str, token: str) -> str:
+    """The Mini App's address of a live draft (its web_app buttons)."""
+    return f"{base_url}/app/?g={token}"
+
+
 # -- opening ---------------------------------------------------------------------------------
 
 
@@ -357,6 +362,7 @@ __all__ = [
     "Saved",
     "Snapshot",
     "Unknown",
+    "app_url",
     "append_events",
     "events_of_games",
     "game_draft",
