@@ -6,6 +6,7 @@ Save storing the game the card would store (8.3, 8.6.1 Ci, the standings)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from bot.config import Settings
 from bot.db import Database
 from bot.db.games import GameDraft, SeatDraft, get_game_by_draft
 from bot.db.scoring_bridge import game_from_draft
+from bot.export import load_export, tournament_json
 from bot.rating_format import short_points
 from bot.services import card_reads
 from bot.services import live as live_service
@@ -297,6 +299,10 @@ async def test_save_stores_the_game_the_card_would_and_then_takes_no_events(
     assert await stored(db) == len(GAME)
     body = await (await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))).json()
     assert body["saved"] == {"game_id": record.id, "code": "R1-T1"}
+    # The export's game carries its events in order.
+    document = json.loads(tournament_json(await load_export(db, world.tid)))
+    [exported] = document["games"]
+    assert exported["id"] == "R1-T1" and exported["events"] == list(GAME)
 
 
 async def test_an_incomplete_protocol_is_not_saved(client: Any, token: str, db: Database) -> None:
@@ -316,4 +322,6 @@ async def test_the_public_view_hides_roles_until_saved(client: Any, token: str) 
     assert public["seats"][4]["alive"] is False and public["seats"][1]["out"] == "voted"
     assert public["seats"][0]["nickname"] == "Alpha"
     page = await client.get(f"/live/{draft['public']}")
-    assert page.status in (200, 404)
+    assert page.status == 200 and "live.js" in await page.text()
+    script = await client.get("/app/static/live.js")
+    assert script.status == 200
