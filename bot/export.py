@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
+from bot.db import live as live_repo
 from bot.db import players as players_repo
 from bot.db import protests as protests_repo
 from bot.db import seating as seating_repo
@@ -106,6 +107,8 @@ class ExportData:
     replaced: dict[int, dict[str, str]] = field(default_factory=dict)
     lots: dict[int, tuple[str, ...]] = field(default_factory=dict)
     staged: StagedStandings | None = None
+    # The live protocol's commands of games saved from the Mini App, by game code.
+    events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -131,6 +134,8 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         lots = stage_lots(
             await lots_for_tournament(conn, tournament_id), await player_names(conn, tournament_id)
         )
+        counted = {g.id: g.code for g in games if g.status != "annulled"}
+        events = await live_repo.commands_of_games(conn, list(counted))
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
     staged = None
     if stages:
@@ -150,6 +155,7 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         replaced=replaced,
         lots=lots if stages else {},
         staged=staged,
+        events={counted[game_id]: commands for game_id, commands in events.items()},
     )
 
 
@@ -221,6 +227,9 @@ def tournament_json(data: ExportData) -> bytes:
         names = {row.number: row.name for row in data.stages}
         for game in document["games"]:
             game["stage"] = names[data.stage_of.get(game["id"], 1)]
+    for game in document["games"]:
+        if game["id"] in data.events:  # entered in the Mini App: its events in order
+            game["events"] = data.events[game["id"]]
     return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
 
 
