@@ -565,7 +565,7 @@ def unsettled_text(tournament: TournamentRow, left: Unsettled) -> str:
             named.append(f"… +{len(left.short) - SHORT_SHOWN}")
         lines.append(
             "• " + _("Players short of the distance (games per player: {distance}): {players}.")
-            .format(distance=tournament.distance, players=", ".join(named))
+            .format(distance=left.distance, players=", ".join(named))
         )
     lines.append(
         _("After finishing no games, players or protests can be entered, and this can't be "

@@ -126,6 +126,7 @@ class Unsettled:
     protests: list[tuple[int, str]]  # open protests (8.8): (protest id, game code)
     approvals: list[str]  # codes of games whose judge's points await approval (D7)
     short: list[tuple[str, int]]  # confirmed players short of the distance: (nickname, games)
+    distance: int = 0  # the distance they are short of: the current stage's (D14)
 
     def __bool__(self) -> bool:
         return bool(self.protests or self.approvals or self.short)
@@ -137,13 +138,26 @@ async def _unsettled(conn: Conn, tournament: TournamentRow) -> Unsettled:
     code = {g.id: g.code for g in played}
     open_ = [(p.id, code[p.game_id]) for p in await protests.open_protests(conn, tournament.id)]
     counted = [g for g in played if g.status != "annulled"]
-    games_of: Counter[int] = Counter(s.player_id for g in counted for s in g.seats)
     roster = await players.list_players(conn, tournament.id, status="confirmed")
+    # The distance that ends now is the current stage's, over its own games and its
+    # entrants (D13, D14); without stages, the tournament's over all its games.
+    distance = tournament.distance
+    current = stages.current_stage(await stages.list_stages(conn, tournament.id))
+    if current is not None:
+        distance = current.games_per_player
+        stage_of = await stages.game_stages(conn, tournament.id)
+        counted_here = [g for g in counted if stage_of.get(g.id, 1) == current.number]
+        if current.entrants is not None:
+            entrants = {e.player_id for e in await stages.entrants_of(conn, current.id)}
+            roster = [p for p in roster if p.id in entrants]
+    else:
+        counted_here = counted
+    games_of: Counter[int] = Counter(s.player_id for g in counted_here for s in g.seats)
     short = sorted(  # the furthest from the distance first
-        ((p.nickname, games_of[p.id]) for p in roster if games_of[p.id] < tournament.distance),
+        ((p.nickname, games_of[p.id]) for p in roster if games_of[p.id] < distance),
         key=lambda item: item[1],
     )
-    return Unsettled(open_, [g.code for g in counted if g.status == "pending"], short)
+    return Unsettled(open_, [g.code for g in counted if g.status == "pending"], short, distance)
 
 
 async def unsettled(db: Database, tournament_id: int) -> Unsettled:

@@ -45,14 +45,15 @@ async def _final_played(db: Database, harness: BotHarness) -> World:
 
 
 async def finish_with_the_card(harness: BotHarness) -> None:
-    """The chief judge finishes the tournament with /tournament, unsettled or not."""
+    """The chief judge finishes the tournament with /tournament: every entrant played
+    the final's games, so it asks once."""
     chief = harness.user(CHIEF, "Chief", language_code="en")
     await harness.say(chief, "/tournament", chat_id=CHAT)
     card = harness.session.last_message(CHAT)
     assert card is not None
     await harness.press(chief, card, text="🏁 Finish")
     await harness.press(
-        chief, harness.session.message(CHAT, card.message_id), text="Finish anyway"
+        chief, harness.session.message(CHAT, card.message_id), text="Yes, finish"
     )
 
 
@@ -115,3 +116,30 @@ async def test_d16_a_picture_refused_is_sent_later_without_the_text_again(
 
     assert len(_finals(harness)) == 1 and len(_pictures(harness)) == 1
     assert await outbox_kinds(db) == []
+
+
+async def test_d14_finishing_counts_the_final_s_games_of_its_entrants_only(
+    harness: BotHarness, db: Database
+) -> None:
+    """The distance that ends with the tournament is the final's (D14) over its own
+    games, and only its entrants (D13) owe them: a final of 2 games with one played
+    names the ten entrants with 1 game each, not the players left out at the cut."""
+    world = await make_world(db)
+    await add_game(db, world, range(1, 11))
+    await add_game(db, world, range(3, 13), round_no=2, result=Result.BLACK, extras={10: 10})
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/stages add final games=2 entrants=10", chat_id=CHAT)
+    await harness.say(chief, "/stages close")
+    await harness.press(chief, harness.session.last_message(CHIEF), text="Close the stage")
+    await add_game(db, world, ENTRANTS, round_no=3)
+    await harness.say(chief, "/tournament", chat_id=CHAT)
+    card = harness.session.last_message(CHAT)
+    assert card is not None
+    await harness.press(chief, card, text="🏁 Finish")
+    text = harness.session.message(CHAT, card.message_id).text or ""
+    assert "Players short of the distance (games per player: 2): " in text, text
+    short = text.split("(games per player: 2): ", 1)[1].split(".\n", 1)[0]
+    assert sorted(name.split(" — ")[0] for name in short.split(", ")) == sorted(
+        f"P{n}" for n in ENTRANTS
+    )
+    assert all(name.endswith(" — 1") for name in short.split(", "))
