@@ -22,6 +22,7 @@ from aiogram.utils.i18n import I18n
 
 from bot.db import games as games_repo
 from bot.db import outbox, players, tournaments
+from bot.db import stages as stages_repo
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
 from bot.i18n import caller_language, use_language
@@ -307,25 +308,39 @@ class GroupPoster:
     async def _round_picture(self, bot: Bot, tournament: TournamentRow, saved: list[int]) -> None:
         async with self._db.read() as conn:
             tables = await games_repo.tables_by_round(conn, tournament.id)
-            confirmed = await players.count_players(conn, tournament.id, status="confirmed")
+            players_count = await players.count_players(conn, tournament.id, status="confirmed")
             pictured = await outbox.pictured_rounds(conn, tournament.id)
+            # A round is one stage's (D13): its tables are counted among that stage's
+            # games, for that stage's players (a one-table final after ten qualifying
+            # tables has rounds of one table).
+            stage_of = await stages_repo.game_stages(conn, tournament.id)
+            stage = max((stage_of.get(game_id, 1) for game_id in saved), default=1)
+            rows = await stages_repo.list_stages(conn, tournament.id)
+            row = next((r for r in rows if r.number == stage), None)
+            if row is not None and row.entrants is not None:
+                players_count = len(await stages_repo.entrants_of(conn, row.id))
         plan = await accepted_plan(self._db, tournament.id)
         by_round: dict[int, set[int]] = {}
         first_games: dict[int, int] = {}
         saved_set = set(saved)
         saved_rounds: set[int] = set()
         for game_id, round_no, table_no in tables:
+            if stage_of.get(game_id, 1) != stage:
+                continue
             by_round.setdefault(round_no, set()).add(table_no)
             first_games[round_no] = min(first_games.get(round_no, game_id), game_id)
             if game_id in saved_set:
                 saved_rounds.add(round_no)
         complete = completed_round(
-            by_round, first_games, saved_set, saved_rounds, confirmed,
+            by_round, first_games, saved_set, saved_rounds, players_count,
             plan.tables_by_round() if plan else None,
         )
         if complete is None or complete in pictured:
             return
-        if hidden((await self._standings.get(tournament.id)).stage):
+        view = (await self._standings.get(tournament.id)).stage
+        if view is not None and view.row.number != stage:
+            return  # its stage closed meanwhile: the group has the next stage's standings
+        if hidden(view):
             return  # D17: a hidden stage's figures are not drawn for the group
         images, _shown = await self._draw(tournament)
         caption = round_caption(tournament.title, complete)

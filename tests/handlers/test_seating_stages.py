@@ -216,3 +216,45 @@ async def test_d13_a_final_game_numbered_among_the_qualifying_rounds_is_named(
     text = chief_text(harness)
     assert "Game R1-T3 of the final stage is numbered among the rounds" in text
     assert "start at round 3" in text
+
+
+async def test_d13_each_round_of_a_one_table_final_gets_its_standings_picture(
+    harness: BotHarness, db: Database
+) -> None:
+    """D13: a round of the final is complete with its one table, although the
+    qualifying played two (no plan accepted for the final): the group gets the
+    standings picture after each of its rounds."""
+    t = await qualifying(harness, db, "final games=2 entrants=10")
+    await play_qualifying(harness, db, t)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/stages close")
+    card = harness.session.last_message(CHIEF)
+    if card is not None and not buttons(card):  # tied across the cut: the lot first
+        await harness.say(chief, "/lot")
+        offer = harness.session.last_message(CHIEF)
+        assert offer is not None
+        [draw] = [label for label, _data in buttons(offer) if "10–" in label]
+        await harness.press(chief, offer, text=draw)
+        await harness.say(chief, "/stages close")
+    await press(harness, "Close the stage")
+    async with db.read() as conn:
+        final = (await stages_db.list_stages(conn, t.id))[1]
+        ids = {e.player_id for e in await stages_db.entrants_of(conn, final.id)}
+    entrants = [name for name in PLAYERS if t.player(name).id in ids]
+    harness.session.clear()
+    for round_no in (3, 4):
+        order = entrants[round_no - 3:] + entrants[:round_no - 3]
+        card_world = CardWorld(harness, db, tid=t.id, pids=t.player_ids)
+        judge = Driver(card_world, harness.user(JUDGE, "Judge", language_code="en"))
+        await judge.enter(round_table=f"{round_no} 1", nicks=order)
+        await judge.to_review()
+        await judge.save()
+    captions = [
+        getattr(post, "caption", None)
+        for post in seating_fixtures.group_posts(harness)
+        if seating_fixtures.photo_name(post)
+    ]
+    assert [c for c in captions if c and "standings after round" in c] == [
+        "Spring Cup: standings after round 3",
+        "Spring Cup: standings after round 4",
+    ]
