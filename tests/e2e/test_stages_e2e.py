@@ -156,11 +156,14 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     assert sorted(stages["final"]) == sorted(entrants)
     assert len(expected) == 20 and [r.player for r in expected][:10] == stages["final"]
 
-    # The group's final standings, pinned, are the engine's figures.
+    # The group's final standings (D16), pinned, are the engine's figures; the picture
+    # follows. The hidden final (D17) drew no picture while it ran.
     (live_id,) = query(db_path, "SELECT standings_message_id FROM tournaments")[0]
     live = fake.message(group, live_id)
-    assert live.pinned
+    assert live.pinned and "The final standings of all 2 stages" in live.content
     assert chat_table(live.content) == expected, live.content
+    assert [m.caption for m in fake.messages(group) if m.photo] == [
+        "Cup: standings after round 1", "Cup: the final standings"]
     assert query(db_path, "SELECT number, status FROM stages ORDER BY number") == [
         (1, "closed"), (2, "closed")]
     assert fake.flood_violations == []
