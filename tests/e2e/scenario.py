@@ -453,9 +453,13 @@ def place_labels(places: Sequence[int]) -> list[str]:
             for p in places]
 
 
+FINAL_TABLE = "Final standings (D16):"
+
+
 def scoring_cli(tournament_json: Path) -> list[Row]:
     """``python -m scoring standings FILE`` (the contract) as rows: places and players
-    from its JSON, totals with two exact decimals from its table."""
+    from its JSON, totals with two exact decimals from its table (with stages: the
+    final standings, D16, its last table)."""
     def run(*extra: str) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "scoring", "standings", str(tournament_json), *extra],
@@ -465,7 +469,9 @@ def scoring_cli(tournament_json: Path) -> list[Row]:
 
     rows = json.loads(run())["standings"]
     totals: dict[str, str] = {}
-    lines = run("--format", "table").splitlines()
+    table = run("--format", "table")
+    lines = table.split(FINAL_TABLE, 1)[1].splitlines()[1:] if FINAL_TABLE in table else (
+        table.splitlines())
     for line in lines[2:]:
         if not line.strip():
             break

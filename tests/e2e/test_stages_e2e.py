@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,13 +19,12 @@ from .scenario import (
     Card,
     GameSpec,
     Person,
-    Row,
     chat_table,
     enter_game,
     log_problems,
-    place_labels,
     query,
     save,
+    scoring_cli,
     seed_tournament,
 )
 
@@ -60,22 +58,6 @@ def cli_stages(export: Path) -> dict[str, list[str]]:
     """Each stage's players in the order the scoring engine ranks them."""
     out = json.loads(cli(export))
     return {s["id"]: [r["player"] for r in s["standings"]] for s in out["stages"]}
-
-
-def cli_final(export: Path) -> list[Row]:
-    """The final standings (D16) as the engine prints them: places from its JSON,
-    totals with two exact decimals from its table (the last one it prints)."""
-    rows = json.loads(cli(export))["standings"]
-    table = cli(export, "--format", "table").split("Final standings (D16):", 1)[1]
-    totals = {}
-    for line in table.splitlines()[3:]:
-        if not line.strip():
-            break
-        cells = re.split(r"\s{2,}", line.strip())
-        totals[cells[1]] = cells[2]
-    places = place_labels([r["place"] for r in rows])
-    return [Row(label, r["player"], totals[r["player"]])
-            for label, r in zip(places, rows, strict=True)]
 
 
 async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
@@ -150,7 +132,7 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     assert exported.document is not None and exported.document.data
     export = tmp_path / "export.json"
     export.write_bytes(exported.document.data)
-    expected = cli_final(export)
+    expected = scoring_cli(export)
     stages = cli_stages(export)
     assert list(stages) == ["qualifying", "final"]
     assert sorted(stages["final"]) == sorted(entrants)
