@@ -109,6 +109,7 @@
       var phrase = PHRASES[key];
       text = typeof phrase === 'function' ? phrase(params || {}) : W(phrase || key);
     }
+    text = text.charAt(0).toUpperCase() + text.slice(1);
     return text.replace(/\{(\w+)\}/g, function (all, name) {
       return params && params[name] !== undefined ? params[name] : all;
     });
@@ -350,10 +351,9 @@
       render();
       if (S.queue.length) flush();
     }, function () {
+      // No answer: the queue stays and goes again (the interval below, or `online`).
       S.sending = false;
-      S.offline = true;
-      render();
-      setTimeout(flush, RETRY_MS);
+      if (!S.offline) { S.offline = true; render(); }
     });
   }
 
@@ -491,7 +491,6 @@
     var m = mode(view, log);
     var html = header(view) + status() + banner(view, log, m) + seats(view, log, m);
     html += ui.tab === 'table' ? livePanel(view, log, m) : outcomePanel(view, log, m);
-    html += tabs(view);
     root.innerHTML = html;
     tick();
   }
@@ -503,13 +502,12 @@
     var phase = view.phase.kind === 'day'
       ? T('day_n', { n: view.phase.number }) : T('night_n', { n: view.phase.number });
     var step = T('step_' + (votingNow(view) ? 'voting' : view.phase.step));
-    var over = view.over ? ' · <b>' + esc(T('over_' + view.over)) + '</b>' : '';
     return '<header><div class="where">' + esc(d.tournament || '') + ' · ' +
       esc(T('round_table', { round: d.round, table: d.table })) + '</div>' +
-      '<div class="phase ' + view.phase.kind + '">' + esc(phase) +
-      (view.over ? '' : ' · ' + esc(step)) + over + '</div>' +
+      (view.over ? '<div class="phase over">' + esc(T('over_' + view.over)) + '</div>'
+        : '<div class="phase ' + view.phase.kind + '">' + esc(phase) + ' · ' + esc(step) + '</div>') +
       btn('eye', esc(S.ui.showRoles ? T('hide_roles') : T('show_roles')), null,
-        'eye' + (S.ui.showRoles ? ' on' : '')) + '</header>';
+        'eye' + (S.ui.showRoles ? ' on' : '')) + tabs() + '</header>';
   }
 
   function status() {
@@ -802,10 +800,10 @@
 
   function review() {
     var r = S.review;
-    var html = '<table class="review" id="review"><tr><th>#</th><th>' + esc(T('player')) + '</th><th>' +
-      esc(T('points')) + '</th></tr>';
+    var html = '<table class="review" id="review"><tr><th>#</th><th></th><th>Σ</th></tr>';
     (r.seats || []).forEach(function (s) {
-      html += '<tr><td>' + s.seat + '</td><td>' + esc(s.nickname) + ' ' + roleMark(s.role) +
+      html += '<tr data-seat="' + s.seat + '"><td>' + s.seat + '</td><td><span class="nick">' +
+        esc(s.nickname) + '</span> <span class="rolename">' + esc(s.role || '') + '</span>' +
         '<div class="parts">' + esc(s.parts || '') + '</div></td><td class="pts">' + esc(s.points) + '</td></tr>';
     });
     html += '</table>';
@@ -817,7 +815,7 @@
     return html;
   }
 
-  function tabs(view) {
+  function tabs() {
     return '<nav class="tabs">' +
       btn('tab', esc(T('tab_table')), 'table', S.ui.tab === 'table' ? 'on' : '') +
       btn('tab', esc(T('tab_outcome')), 'outcome', S.ui.tab === 'outcome' ? 'on' : '') + '</nav>';
@@ -950,6 +948,7 @@
   document.addEventListener('click', function (event) {
     var el = event.target.closest('[data-act]');
     if (!el || el.disabled || S.fatal) return;
+    document.getElementById('toast').hidden = true;
     var act = actions[el.getAttribute('data-act')];
     if (act) act(el.getAttribute('data-arg') || '');
   });
