@@ -53,6 +53,7 @@ bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/standings_bench.py
 	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
+	$(BIN)/python bench/live_bench.py
 
 # Refresh the message template after changing texts; translate the new entries in the
 # feature's file of locales/ru/LC_MESSAGES/ (card.po, standings.po, seating.po, ...;

@@ -136,6 +136,8 @@ async def run(settings: Settings, token: str) -> None:
     mode = "webhook" if settings.webhook_url else "polling"
     port = settings.web_server_port  # never None in webhook mode
     app = create_app(settings, started=started, mode=mode) if port is not None else None
+    if app is not None and settings.webapp_url:
+        add_live_pages(app, dp, bot, settings, token)
     try:
         try:
             await handlers.set_commands(bot, dp["i18n"])
@@ -152,6 +154,18 @@ async def run(settings: Settings, token: str) -> None:
         await dp.storage.close()
         await bot.session.close()
         await db.close()
+
+
+def add_live_pages(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
+                   token: str) -> None:
+    """The Mini App's page and API (README, "The live protocol") beside the webhook."""
+    from bot.webapp import LiveRuntime, add_live
+
+    add_live(app, LiveRuntime(
+        bot=bot, db=dp["db"], publisher=dp["publisher"], i18n=dp["i18n"],
+        standings=dp["standings"], token=token, max_age=settings.webapp_init_max_age,
+        base_url=settings.webapp_url,
+    ))
 
 
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,

@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     # 0 turns the scheduled backups off.
     backup_every_hours: float = Field(default=24.0, ge=0)
     backup_keep: int = Field(default=14, ge=1)
+    # The Mini App's public https base (README, "The live protocol"): the judge's card
+    # gets a web_app button to ``{WEBAPP_URL}/app/``, and the HTTP server serves the page
+    # and its API (in polling mode too). Empty: off, no button, no routes.
+    webapp_url: str = ""
+    # Seconds a Mini App's initData stays valid after Telegram signed it (its auth_date).
+    webapp_init_max_age: int = Field(default=86400, ge=1)
 
     @field_validator("webhook_url")
     @classmethod
@@ -84,6 +90,16 @@ class Settings(BaseSettings):
         # http:// too: a local Bot API server, or the tests, post over plain HTTP.
         if value and (parts.scheme not in ("https", "http") or not parts.netloc):
             raise ValueError("WEBHOOK_URL: an https:// address, e.g. https://bot.example.org/tg")
+        return value
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_address(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        parts = urlsplit(value)
+        # Telegram opens web_app buttons over https only; http:// for local tests.
+        if value and (parts.scheme not in ("https", "http") or not parts.netloc):
+            raise ValueError("WEBAPP_URL: an https:// address, e.g. https://bot.example.org")
         return value
 
     @field_validator("webhook_secret")
@@ -101,8 +117,9 @@ class Settings(BaseSettings):
 
     @property
     def web_server_port(self) -> int | None:
-        """The port of the bot's HTTP server; None: no server (polling without WEB_PORT)."""
-        if self.web_port is None and self.webhook_url:
+        """The port of the bot's HTTP server; None: no server (polling without WEB_PORT
+        and without WEBAPP_URL)."""
+        if self.web_port is None and (self.webhook_url or self.webapp_url):
             return 8080
         return self.web_port
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import games as games_repo
+from bot.db import live as live_repo
 from bot.db import players as players_repo
 from bot.db import protests as protests_repo
 from bot.db import seating as seating_repo
@@ -98,6 +99,8 @@ class ExportData:
     stages: tuple[StageRow, ...] = ()
     stage_of: dict[str, int] = field(default_factory=dict)
     replaced: dict[int, dict[str, str]] = field(default_factory=dict)
+    # The live protocol's commands of games saved from the Mini App, by game code.
+    events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -120,6 +123,8 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages = tuple(await stages_repo.list_stages(conn, tournament_id))
         stage_of = await stages_repo.stage_of_games(conn, tournament_id) if stages else {}
         replaced = await stages_repo.replacements(conn, tournament_id, stages)
+        counted = {g.id: g.code for g in games if g.status != "annulled"}
+        events = await live_repo.commands_of_games(conn, list(counted))
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
     if stages:
         standings, breakdowns = _staged(scored, stages, stage_of, replaced)
@@ -135,6 +140,7 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         stages=stages,
         stage_of=stage_of,
         replaced=replaced,
+        events={counted[game_id]: commands for game_id, commands in events.items()},
     )
 
 
@@ -204,6 +210,9 @@ def tournament_json(data: ExportData) -> bytes:
         names = {row.number: row.name for row in data.stages}
         for game in document["games"]:
             game["stage"] = names[data.stage_of.get(game["id"], 1)]
+    for game in document["games"]:
+        if game["id"] in data.events:  # entered in the Mini App: its events in order
+            game["events"] = data.events[game["id"]]
     return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
 
 

@@ -462,6 +462,41 @@ CREATE TABLE stage_entrants (
 ALTER TABLE games ADD COLUMN stage INTEGER CHECK (stage >= 1);
 """
 
+# Version 11 is another feature's; until its branch is merged here it is a no-op step.
+_V11_RESERVED = ""
+
+# The live protocol (README, "The live protocol"): a judge's game entered event by
+# event in the Mini App. A draft is keyed by the card's draft_id (the game it becomes
+# has the same one); its events are the protocol's commands in order, each once by the
+# page's own id (a request sent again stores nothing new).
+_V12_LIVE_DRAFTS = """
+CREATE TABLE live_drafts (
+    id            INTEGER PRIMARY KEY,
+    token         TEXT    NOT NULL UNIQUE CHECK (length(token) BETWEEN 16 AND 64),
+    public_token  TEXT    NOT NULL UNIQUE CHECK (length(public_token) BETWEEN 16 AND 64),
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    round         INTEGER NOT NULL CHECK (round >= 1),
+    table_no      INTEGER NOT NULL CHECK (table_no >= 1),
+    players       TEXT    NOT NULL CHECK (json_array_length(players) = 10),
+    judge_id      INTEGER NOT NULL,
+    draft_id      TEXT    NOT NULL UNIQUE CHECK (length(draft_id) BETWEEN 1 AND 128),
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    game_id       INTEGER REFERENCES games (id)
+);
+CREATE INDEX live_drafts_judge ON live_drafts (judge_id, game_id);
+
+CREATE TABLE live_events (
+    draft_id   INTEGER NOT NULL REFERENCES live_drafts (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL CHECK (seq >= 1),
+    client_id  TEXT    NOT NULL CHECK (length(client_id) BETWEEN 1 AND 64),
+    command    TEXT    NOT NULL CHECK (json_valid(command)),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (draft_id, seq),
+    UNIQUE (draft_id, client_id)
+) WITHOUT ROWID;
+"""
+
 
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
@@ -474,6 +509,8 @@ MIGRATIONS: tuple[Step, ...] = (
     _v8_invite_digests,
     _V9_SEATING_TEXT_POSTED,
     _V10_STAGES,
+    _V11_RESERVED,
+    _V12_LIVE_DRAFTS,
 )
 LATEST = len(MIGRATIONS)
 

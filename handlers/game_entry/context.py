@@ -42,6 +42,7 @@ class Deps:
     card: Card  # the judge's card: its steps
     # Where the card's edits go without the handler waiting for them (None: it waits).
     background: Background | None = None
+    webapp_url: str = ""  # WEBAPP_URL: the live protocol's button (README)
 
 
 @dataclass
@@ -136,6 +137,7 @@ class CardContext(BaseMiddleware):
             i18n=data["i18n"],
             card=self.card,
             background=data.get("background"),
+            webapp_url=getattr(data.get("settings"), "webapp_url", ""),
         )
         data["deps"] = deps
         state: FSMContext | None = data.get("state")

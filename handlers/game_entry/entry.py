@@ -26,6 +26,7 @@ from handlers.game_entry.flow import (
     retire_card,
     show,
 )
+from handlers.game_entry.live import list_live_drafts
 from handlers.game_entry.meaning import Before, tap_meaning
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import void_request
@@ -97,6 +98,7 @@ async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:
 @router.message(Command("game"), F.chat.type == "private")
 async def cmd_game(message: Message, ctx: Ctx) -> None:
     await start_game(ctx, message.chat.id, reply=message)
+    await list_live_drafts(ctx, message)
 
 
 

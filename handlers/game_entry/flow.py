@@ -22,6 +22,7 @@ from handlers.game_entry.card import Issue, View, render_text
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import DATA_KEY, Draft, problems
 from handlers.game_entry.keyboards import keyboard
+from handlers.game_entry.live import with_live_button
 from scoring import N_, SEAT_NUMBERS, Tournament
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,7 @@ async def render(ctx: Ctx, d: Draft) -> tuple[str, Any]:
     with ctx.i18n.use_locale(d.locale):
         view = await load_view(ctx, d)
         text = render_text(ctx.card, d, view)
-        markup = keyboard(ctx.card, d, view)
+        markup = await with_live_button(ctx, d, keyboard(ctx.card, d, view))
     return text, markup
 
 

@@ -256,3 +256,32 @@ async def test_v8_keeps_only_digests_of_invite_tokens_and_old_links_still_work(
         dump = "\n".join(conn.iterdump())
     assert token not in dump
     assert invites.digest(token) in dump
+
+
+async def test_v12_live_drafts_keep_each_event_once_and_one_draft_per_card(db: Database) -> None:
+    """The live protocol (README): one live draft per card's draft_id, each event of the
+    page stored once by its id; a draft names ten players."""
+    from bot.db import live
+
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('Cup', 8, 1, 0)"
+    )
+    async with db.transaction() as conn:
+        draft = await live.open_draft(conn, draft_id="g-1", tournament_id=1, round_no=1,
+                                      table_no=2, players=range(1, 11), judge_id=7)
+        again = await live.open_draft(conn, draft_id="g-1", tournament_id=1, round_no=1,
+                                      table_no=3, players=range(1, 11), judge_id=7)
+        await live.append(conn, draft.id, 1, [("a", {"type": "foul", "seat": 1})])
+    assert (again.id, again.token, again.table_no) == (draft.id, draft.token, 3)
+    with pytest.raises(sqlite3.IntegrityError):
+        async with db.transaction() as conn:
+            await live.append(conn, draft.id, 2, [("a", {"type": "foul", "seat": 2})])
+    with pytest.raises(sqlite3.IntegrityError):
+        await db.execute(
+            "INSERT INTO live_drafts (token, public_token, tournament_id, round, table_no,"
+            " players, judge_id, draft_id, created_at, updated_at)"
+            " VALUES ('t' || hex(randomblob(10)), 'p' || hex(randomblob(10)), 1, 1, 1,"
+            " '[1, 2]', 7, 'g-2', 0, 0)"
+        )
+    async with db.read() as conn:
+        assert [e.client_id for e in await live.events(conn, draft.id)] == ["a"]

@@ -1,0 +1,377 @@
+"""Use cases of the live protocol (README, "The live protocol"): a judge enters a game
+event by event in the Mini App; the game's rules are ``scoring.protocol``'s.
+
+A live draft is opened for a judge's card once its round, table and seats are filled
+(keyed by the card's ``draft_id``: the game it becomes is the card's game, saved once
+whichever of the two saves it). Events are appended in one ``BEGIN IMMEDIATE``
+transaction: the stored ones replayed through the protocol, the new ones applied in
+order, each once by the page's own id, up to the first refusal. Save goes through the
+card's use case (``bot.services.games.save_game``) with a ``GameDraft`` made of the
+protocol's facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from bot.db import games, live, players, staff, tournaments
+from bot.db.connection import Database
+from bot.db.errors import InvalidDraft
+from bot.db.games import GameDraft, GameRecord, SeatDraft
+from bot.db.live import LiveDraft, LiveEvent
+from bot.db.players import PlayerRow
+from bot.db.scoring_bridge import game_from_draft
+from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
+from bot.services import N_, Refusal
+from bot.services.games import GameViews, Runtime, save_game
+from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
+from scoring import protocol as rules
+from scoring.judging import first_killed_ci
+from scoring.model import SEATS, Result, Role
+
+MAX_EVENT_ID = 64
+MAX_BATCH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(Refusal):
+    """No live draft of that token (404)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotStaff(Refusal):
+    """Not a judge or chief judge of the draft's tournament (403)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Saved(Refusal):
+    """The draft is saved already: nothing more is entered (409)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotReady(Refusal):
+    """The protocol can't be saved yet: ``rule`` is what it breaks (422)."""
+
+    rule: str = "game"
+
+
+UNKNOWN = Unknown(N_("There is no such live protocol."))
+NOT_STAFF = NotStaff(N_("Only a judge of this tournament can enter its games."))
+SAVED = Saved(N_("This game is saved already; nothing more is entered here."))
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A live draft as the page sees it."""
+
+    draft: LiveDraft
+    tournament: TournamentRow
+    players: tuple[PlayerRow, ...]  # seat order
+    events: tuple[LiveEvent, ...]
+    protocol: rules.Protocol
+    game: GameRecord | None  # the saved game
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    def names(self) -> dict[int, str]:
+        return {p.id: p.nickname for p in self.players}
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    applied: tuple[str, ...]  # the ids applied now or before
+    refused: tuple[str, rules.Refusal] | None  # the id refused and why
+    version: int
+    protocol: rules.Protocol
+
+
+def app_url(base_url: str, token: str) -> str:
+    """The Mini App's address of a live draft (its web_app buttons)."""
+    return f"{base_url}/app/?g={token}"
+
+
+# -- opening ---------------------------------------------------------------------------------
+
+
+async def open_for_card(
+    db: Database,
+    *,
+    draft_id: str,
+    tournament_id: int,
+    round_no: int,
+    table_no: int,
+    players: Sequence[int],
+    judge_id: int,
+) -> LiveDraft:
+    """The card's live draft, made when it shows its button first; the card's round,
+    table and seats follow while it is not saved. Read first: a card shown again
+    writes nothing."""
+    async with db.read() as conn:
+        found = await live.by_draft_id(conn, draft_id)
+    if found is not None and (
+        found.saved
+        or (found.round, found.table_no, found.players) == (round_no, table_no, tuple(players))
+    ):
+        return found
+    async with db.transaction() as conn:
+        return await live.open_draft(
+            conn,
+            draft_id=draft_id,
+            tournament_id=tournament_id,
+            round_no=round_no,
+            table_no=table_no,
+            players=players,
+            judge_id=judge_id,
+        )
+
+
+async def open_drafts(db: Database, judge_id: int) -> list[tuple[LiveDraft, str]]:
+    """The judge's live drafts not saved yet, with their tournaments' titles."""
+    async with db.read() as conn:
+        drafts = await live.open_drafts_of(conn, judge_id)
+        titles = {}
+        for d in drafts:
+            if d.tournament_id not in titles:
+                t = await tournaments.get_tournament(conn, d.tournament_id)
+                titles[d.tournament_id] = t.title if t else ""
+    return [(d, titles[d.tournament_id]) for d in drafts]
+
+
+# -- who may --------------------------------------------------------------------------------
+
+
+async def judged(db: Database, token: str, user_id: int) -> LiveDraft | Refusal:
+    """The draft of ``token`` when ``user_id`` is a judge or chief judge of its
+    tournament (else ``UNKNOWN`` or ``NOT_STAFF``)."""
+    async with db.read() as conn:
+        draft = await live.by_token(conn, token)
+        role = None if draft is None else await staff.staff_role(
+            conn, draft.tournament_id, user_id)
+    if draft is None:
+        return UNKNOWN
+    if role not in (CHIEF, JUDGE):
+        return NOT_STAFF
+    return draft
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def _replay(stored: Sequence[LiveEvent]) -> rules.Protocol:
+    replayed = rules.replay([e.command for e in stored])
+    if isinstance(replayed, rules.Refusal):  # stored only after the protocol applied them
+        raise RuntimeError(f"stored live events no longer replay: {replayed}")
+    return replayed
+
+
+async def snapshot(db: Database, draft: LiveDraft) -> Snapshot:
+    async with db.read() as conn:
+        stored = tuple(await live.events(conn, draft.id))
+        tournament = await tournaments.require_tournament(conn, draft.tournament_id)
+        rows = {p.id: p for p in await players.players_by_id(conn, list(draft.players))}
+        current = await live.by_token(conn, draft.token)
+        game_id = current.game_id if current else draft.game_id
+        game = await games.get_game(conn, game_id) if game_id is not None else None
+    seated = tuple(rows[pid] for pid in draft.players)
+    return Snapshot(draft, tournament, seated, stored, _replay(stored), game)
+
+
+async def public(db: Database, public_token: str) -> Snapshot | None:
+    async with db.read() as conn:
+        draft = await live.by_public_token(conn, public_token)
+    return None if draft is None else await snapshot(db, draft)
+
+
+# -- entering -------------------------------------------------------------------------------
+
+
+def well_formed(events: object) -> list[tuple[str, dict[str, Any]]] | None:
+    """The request's events as (id, command) pairs, or None when malformed."""
+    if not isinstance(events, list) or not 1 <= len(events) <= MAX_BATCH:
+        return None
+    found = []
+    for item in events:
+        if not isinstance(item, dict):
+            return None
+        event_id, command = item.get("id"), item.get("command")
+        if not isinstance(event_id, str) or not 1 <= len(event_id) <= MAX_EVENT_ID:
+            return None
+        if not isinstance(command, dict):
+            return None
+        found.append((event_id, command))
+    return found
+
+
+async def append_events(
+    db: Database, draft: LiveDraft, events: Sequence[tuple[str, Mapping[str, Any]]]
+) -> Appended | Refusal:
+    """Apply ``events`` in order, each once; stop at the first refusal (it and what
+    follows are not stored)."""
+    async with db.transaction() as conn:
+        current = await live.by_token(conn, draft.token)
+        if current is None:
+            return UNKNOWN
+        if current.saved:
+            return SAVED
+        stored = await live.events(conn, draft.id)
+        p = _replay(stored)
+        known = await live.known_ids(conn, draft.id, [event_id for event_id, _ in events])
+        applied: list[str] = []
+        fresh: list[tuple[str, Mapping[str, Any]]] = []
+        refused: tuple[str, rules.Refusal] | None = None
+        for event_id, command in events:
+            if event_id in known:
+                applied.append(event_id)
+                continue
+            after = rules.apply(p, command)
+            if isinstance(after, rules.Refusal):
+                refused = (event_id, after)
+                break
+            p = after
+            known.add(event_id)
+            applied.append(event_id)
+            fresh.append((event_id, command))
+        if fresh:
+            await live.append(conn, draft.id, len(stored) + 1, fresh)
+    return Appended(tuple(applied), refused, len(stored) + len(fresh), p)
+
+
+# -- review and save ---------------------------------------------------------------------------
+
+
+def game_draft(s: Snapshot) -> GameDraft | NotReady:
+    """The game to store, made of the protocol's facts and the seated players."""
+    facts = rules.facts(s.protocol)
+    roles = s.protocol.roles
+    if any(role is None for role in roles) or len(roles) != SEATS:
+        return NotReady(N_("The roles are not entered yet."), rule="game")
+    if facts.result is None:
+        return NotReady(N_("The result is not entered yet."), rule="game")
+    penalties: Mapping[int, Sequence[str]] = facts.penalties or {}
+    extras: Mapping[int, Any] = facts.extras or {}
+    seats = tuple(
+        SeatDraft(
+            player_id=s.draft.players[n - 1],
+            role=Role(roles[n - 1]),  # type: ignore[arg-type]
+            disqualified=n in facts.disqualified,
+            judge_extra=_hundredths(extras.get(n, 0)),
+            penalties=tuple(penalties.get(n, ())),
+        )
+        for n in range(1, SEATS + 1)
+    )
+    try:
+        return GameDraft(
+            draft_id=s.draft.draft_id,
+            round=s.draft.round,
+            table_no=s.draft.table_no,
+            result=Result(facts.result),
+            seats=seats,
+            day1_voted_out=facts.day1_voted_out or 0,
+            first_killed=facts.first_killed,
+            best_move=tuple(facts.best_move),
+            best_move_hint=bool(facts.best_move_hint),
+        )
+    except InvalidDraft as exc:
+        return NotReady(N_("Not saved: {reason}"), {"reason": str(exc)}, rule="game")
+
+
+def _hundredths(value: object) -> int:
+    if isinstance(value, Fraction):
+        return int(value * 100)
+    return value if isinstance(value, int) else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    draft: GameDraft | None
+    breakdown: GameBreakdown | None
+    problems: tuple[Problem | NotReady, ...]
+
+
+def review(s: Snapshot, tournament: Tournament) -> Review:
+    """Every seat's points by the scoring engine (Ci over ``tournament``, as the card's
+    review), or what keeps the game from being saved."""
+    draft = game_draft(s)
+    if isinstance(draft, NotReady):
+        return Review(None, None, (draft,))
+    unconfirmed = [
+        NotReady(N_("seat {seat}: {player} is not confirmed yet; the chief judge must "
+                    "confirm him before the game can be saved"),
+                 {"seat": n, "player": p.nickname}, rule="game")
+        for n, p in enumerate(s.players, start=1)
+        if p.status != "confirmed"
+    ]
+    game = game_from_draft(draft, s.names())
+    found: list[Problem | NotReady] = [*validate_game(game), *unconfirmed]
+    if found:
+        return Review(draft, None, tuple(found))
+    ci = first_killed_ci(tournament, game).ci
+    return Review(draft, game_breakdown(game, ci=ci), ())
+
+
+async def save(
+    rt: Runtime,
+    views: GameViews,
+    s: Snapshot,
+    draft: GameDraft,
+    *,
+    actor: int,
+    summary: str,
+    acknowledge: Callable[[GameRecord], Awaitable[None]] | None = None,
+) -> GameRecord | Refusal:
+    """The card's Save (idempotent by the card's draft_id); then the draft takes no more
+    events."""
+    async def stored(record: GameRecord) -> None:
+        async with rt.db.transaction() as conn:
+            await live.mark_saved(conn, s.draft.id, record.id)
+        if acknowledge is not None:
+            await acknowledge(record)
+
+    return await save_game(
+        rt,
+        views,
+        tournament_id=s.draft.tournament_id,
+        draft=draft,
+        correcting=None,
+        actor=actor,
+        summary=summary,
+        acknowledge=stored,
+    )
+
+
+async def events_of_games(db: Database, game_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The commands of games saved from live drafts, by game id (the export)."""
+    async with db.read() as conn:
+        return await live.commands_of_games(conn, game_ids)
+
+
+__all__ = [
+    "NOT_STAFF",
+    "SAVED",
+    "UNKNOWN",
+    "Appended",
+    "LiveDraft",
+    "NotReady",
+    "NotStaff",
+    "Review",
+    "Saved",
+    "Snapshot",
+    "Unknown",
+    "app_url",
+    "append_events",
+    "events_of_games",
+    "game_draft",
+    "judged",
+    "open_drafts",
+    "open_for_card",
+    "public",
+    "review",
+    "save",
+    "snapshot",
+    "well_formed",
+]

@@ -1,0 +1,388 @@
+"""The live protocol's web side (README, "The live protocol"): the Mini App's page under
+``/app/``, its API under ``/api/live/{token}``, and the public live view.
+
+Handlers here parse the request, check who sends it and call the use cases of
+``bot.services.live``; they never change anything on an error. A judge is known by
+Telegram's signed ``initData`` (header ``X-Telegram-Init-Data``), checked against the
+bot's token and ``WEBAPP_INIT_MAX_AGE``: 401 when it is missing, forged or stale, 403
+for someone who is not a judge of the draft's tournament, 404 for an unknown token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiogram import Bot
+from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import gettext as _
+from aiogram.utils.i18n import lazy_gettext as __
+from aiogram.utils.web_app import WebAppInitData, safe_parse_webapp_init_data
+from aiohttp import web
+
+from bot.config import Settings
+from bot.i18n import DEFAULT_LOCALE, locale_of_code, use_language
+from bot.publishing import Publisher
+from bot.rating_format import seat_parts, short_points
+from bot.services import Refusal
+from bot.services import live as use_cases
+from bot.services.records import Database, GameRecord
+from bot.standings import StandingsService
+from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
+from scoring import Problem, Result, Role
+from scoring import protocol as rules
+
+log = logging.getLogger(__name__)
+
+WEBAPP = Path(__file__).resolve().parent.parent / "webapp"
+INIT_HEADER = "X-Telegram-Init-Data"
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRuntime:
+    """What the live protocol's handlers talk to (``bot.services.games.Runtime``)."""
+
+    bot: Bot
+    db: Database
+    publisher: Publisher
+    i18n: I18n
+    standings: StandingsService
+    token: str  # the bot's, to check initData
+    max_age: int  # seconds
+    base_url: str  # WEBAPP_URL
+
+
+LIVE = web.AppKey("live", LiveRuntime)
+
+# The page's words (``texts`` of GET /api/live/{token}), in the judge's language.
+TEXTS: Mapping[str, Any] = {
+    "live_protocol": __("Live protocol"),
+    "seat": __("Seat"),
+    "foul": __("Foul"),
+    "fouls": __("Fouls"),
+    "nominate": __("Nominate"),
+    "nominated": __("Nominated"),
+    "vote": __("Vote"),
+    "vote_out": __("Voted out"),
+    "day": __("Day"),
+    "night": __("Night"),
+    "speeches": __("Speeches"),
+    "voting": __("Voting"),
+    "shot": __("Shot"),
+    "miss": __("Miss"),
+    "end_night": __("End the night"),
+    "don_check": __("Don's check"),
+    "sheriff_check": __("Sheriff's check"),
+    "is_sheriff": __("Sheriff"),
+    "not_sheriff": __("Not the sheriff"),
+    "red": __("Red"),
+    "black": __("Black"),
+    "best_move": __("Best move"),
+    "accepted": __("Best move accepted"),
+    "hint": __("Asked for a hint"),
+    "result": __("Result"),
+    "red_win": RESULT_NAMES[Result.RED],
+    "black_win": RESULT_NAMES[Result.BLACK],
+    "draw": RESULT_NAMES[Result.DRAW],
+    "disqualify": __("Disqualify"),
+    "penalty": __("Penalty"),
+    "judge_points": __("Judge's points"),
+    "review": __("Review"),
+    "save": __("Save"),
+    "saved": __("Saved"),
+    "undo": __("Undo"),
+    "offline": __("Offline: the events wait and are sent when the connection is back"),
+    "timer_start": __("Start the timer"),
+    "timer_pause": __("Pause the timer"),
+    "roles": __("Roles"),
+    "alive": __("In the game"),
+    "out": __("Out"),
+    "public_view": __("Public view"),
+    "civilian": ROLE_NAMES[Role.CIVILIAN],
+    "sheriff": ROLE_NAMES[Role.SHERIFF],
+    "mafia": ROLE_NAMES[Role.MAFIA],
+    "don": ROLE_NAMES[Role.DON],
+}
+
+_MISSING = __("Open the live protocol from the bot in Telegram.")
+_FORGED = __("Telegram's sign-in of this page is not valid.")
+_STALE = __("This page was opened too long ago: open it again from the bot.")
+_MALFORMED = __("The request is not understood.")
+
+
+def webapp_enabled(settings: Settings) -> bool:
+    return bool(settings.webapp_url)
+
+
+def add_live(app: web.Application, rt: LiveRuntime) -> None:
+    """The page, its API and the public view."""
+    app[LIVE] = rt
+    app.router.add_get("/app", _to_app)
+    app.router.add_get("/app/", index)
+    if (WEBAPP / "static").is_dir():
+        app.router.add_static("/app/static/", WEBAPP / "static")
+    app.router.add_get("/live/{public}", public_page)
+    app.router.add_get("/api/live/{token}", get_live)
+    app.router.add_post("/api/live/{token}/events", post_events)
+    app.router.add_get("/api/live/{token}/review", get_review)
+    app.router.add_post("/api/live/{token}/save", post_save)
+    app.router.add_get("/api/public/{public}", get_public)
+
+
+# -- pages ------------------------------------------------------------------------------------
+
+
+async def _to_app(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/app/" + (f"?{request.query_string}" if request.query_string else ""))
+
+
+def _page(name: str) -> web.StreamResponse:
+    path = WEBAPP / name
+    if not path.is_file():
+        raise web.HTTPNotFound()
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    return _page("index.html")
+
+
+async def public_page(request: web.Request) -> web.StreamResponse:
+    return _page("live.html")
+
+
+# -- who asks -------------------------------------------------------------------------------
+
+
+class _Denied(Exception):
+    def __init__(self, response: web.Response) -> None:
+        self.response = response
+
+
+def _error(rt: LiveRuntime, locale: str, status: int, text: Any) -> web.Response:
+    with use_language(rt.i18n, locale):
+        message = str(text)
+    return web.json_response({"error": message}, status=status)
+
+
+def signed_user(rt: LiveRuntime, request: web.Request) -> WebAppInitData:
+    """Telegram's initData of the request, checked; raises ``_Denied`` (401)."""
+    raw = request.headers.get(INIT_HEADER, "")
+    if not raw:
+        raise _Denied(_error(rt, DEFAULT_LOCALE, 401, _MISSING))
+    try:
+        data = safe_parse_webapp_init_data(rt.token, raw)
+    except (ValueError, TypeError):
+        raise _Denied(_error(rt, DEFAULT_LOCALE, 401, _FORGED)) from None
+    locale = locale_of_code(data.user.language_code if data.user else None)
+    if data.user is None:
+        raise _Denied(_error(rt, locale, 401, _FORGED))
+    age = time.time() - data.auth_date.timestamp()
+    if age > rt.max_age:
+        raise _Denied(_error(rt, locale, 401, _STALE))
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    user_id: int
+    locale: str
+    draft: use_cases.LiveDraft
+
+
+async def caller(rt: LiveRuntime, request: web.Request) -> Caller:
+    """The judge and the draft of the request's token; raises ``_Denied``."""
+    data = signed_user(rt, request)
+    assert data.user is not None
+    locale = locale_of_code(data.user.language_code)
+    found = await use_cases.judged(rt.db, request.match_info["token"], data.user.id)
+    if isinstance(found, Refusal):
+        raise _Denied(_refused(rt, locale, found))
+    return Caller(data.user.id, locale, found)
+
+
+def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
+    status = 422
+    if isinstance(refusal, use_cases.Unknown):
+        status = 404
+    elif isinstance(refusal, use_cases.NotStaff):
+        status = 403
+    elif isinstance(refusal, use_cases.Saved):
+        status = 409
+    with use_language(rt.i18n, locale):
+        body: dict[str, Any] = {"error": refusal.text()}
+    if isinstance(refusal, use_cases.NotReady):
+        body["rule"] = refusal.rule
+    return web.json_response(body, status=status)
+
+
+def _protocol_refusal(refusal: rules.Refusal) -> str:
+    return _(refusal.text).format(**refusal.params)
+
+
+# -- the API -------------------------------------------------------------------------------
+
+
+async def get_live(request: web.Request) -> web.Response:
+    rt = request.app[LIVE]
+    try:
+        who = await caller(rt, request)
+    except _Denied as denied:
+        return denied.response
+    s = await use_cases.snapshot(rt.db, who.draft)
+    with use_language(rt.i18n, who.locale):
+        texts = {key: str(text) for key, text in TEXTS.items()}
+    return web.json_response({
+        "token": s.draft.token,
+        "public": s.draft.public_token,
+        "version": s.version,
+        "locale": who.locale,
+        "tournament": s.tournament.title,
+        "round": s.draft.round,
+        "table": s.draft.table_no,
+        "players": [{"seat": n, "nickname": p.nickname} for n, p in enumerate(s.players, 1)],
+        "events": [{"id": e.client_id, "command": e.command} for e in s.events],
+        "view": rules.view(s.protocol),
+        "texts": texts,
+        "saved": _saved(s.game),
+    })
+
+
+def _saved(game: GameRecord | None) -> dict[str, Any] | None:
+    return None if game is None else {"game_id": game.id, "code": game.code}
+
+
+async def _json_body(request: web.Request) -> Any:
+    try:
+        return await request.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+async def post_events(request: web.Request) -> web.Response:
+    rt = request.app[LIVE]
+    try:
+        who = await caller(rt, request)
+    except _Denied as denied:
+        return denied.response
+    body = await _json_body(request)
+    events = use_cases.well_formed(body.get("events") if isinstance(body, dict) else None)
+    if events is None:
+        return _error(rt, who.locale, 400, _MALFORMED)
+    done = await use_cases.append_events(rt.db, who.draft, events)
+    if isinstance(done, Refusal):
+        return _refused(rt, who.locale, done)
+    refused = None
+    if done.refused is not None:
+        event_id, why = done.refused
+        with use_language(rt.i18n, who.locale):
+            refused = {"id": event_id, "rule": why.rule, "text": _protocol_refusal(why)}
+    return web.json_response({
+        "applied": list(done.applied),
+        "refused": refused,
+        "version": done.version,
+        "view": rules.view(done.protocol),
+    })
+
+
+async def _review(rt: LiveRuntime, s: use_cases.Snapshot) -> use_cases.Review:
+    from handlers.game_entry.flow import tournament_model  # the card's Ci over the tournament
+
+    model = await tournament_model(rt.db, rt.standings, s.draft.tournament_id)
+    return use_cases.review(s, model)
+
+
+def _problem_text(problem: Problem | use_cases.NotReady) -> str:
+    if isinstance(problem, use_cases.NotReady):
+        return problem.text()
+    from handlers.game_entry.card import Issue
+
+    return Issue.of(problem).text()
+
+
+async def get_review(request: web.Request) -> web.Response:
+    rt = request.app[LIVE]
+    try:
+        who = await caller(rt, request)
+    except _Denied as denied:
+        return denied.response
+    s = await use_cases.snapshot(rt.db, who.draft)
+    reviewed = await _review(rt, s)
+    with use_language(rt.i18n, who.locale):
+        seats = []
+        if reviewed.breakdown is not None:
+            seats = [
+                {"seat": p.seat, "nickname": p.player, "role": str(ROLE_NAMES[p.role]),
+                 "points": short_points(p.total), "parts": " · ".join(seat_parts(p)) or "0"}
+                for p in reviewed.breakdown.seats
+            ]
+        problems = [_problem_text(p) for p in reviewed.problems]
+    return web.json_response({"seats": seats, "problems": problems})
+
+
+async def post_save(request: web.Request) -> web.Response:
+    rt = request.app[LIVE]
+    try:
+        who = await caller(rt, request)
+    except _Denied as denied:
+        return denied.response
+    s = await use_cases.snapshot(rt.db, who.draft)
+    if s.draft.saved:
+        return _refused(rt, who.locale, use_cases.SAVED)
+    reviewed = await _review(rt, s)
+    if reviewed.draft is None or reviewed.breakdown is None:
+        with use_language(rt.i18n, who.locale):
+            first = reviewed.problems[0]
+            text = _problem_text(first)
+        rule = first.rule
+        return web.json_response({"error": text, "rule": rule}, status=422)
+    from handlers.game_entry.notices import NOTICES
+    from handlers.game_entry.saved import summary_line
+
+    with use_language(rt.i18n, s.tournament.language):
+        summary = summary_line(reviewed.draft.round, reviewed.draft.table_no,
+                               reviewed.draft.result, reviewed.breakdown)
+    with use_language(rt.i18n, who.locale):
+        saved = await use_cases.save(rt, NOTICES, s, reviewed.draft, actor=who.user_id,
+                                     summary=summary)
+    if isinstance(saved, Refusal):
+        return _refused(rt, who.locale, saved)
+    return web.json_response({"game_id": saved.id, "code": saved.code})
+
+
+async def get_public(request: web.Request) -> web.Response:
+    rt = request.app[LIVE]
+    s = await use_cases.public(rt.db, request.match_info["public"])
+    if s is None:
+        return web.json_response({"error": "not found"}, status=404)
+    view = rules.view(s.protocol)
+    roles_shown = s.game is not None
+    seats = []
+    for n, (p, seat) in enumerate(zip(s.players, view["seats"], strict=True), start=1):
+        seats.append({
+            "seat": n,
+            "nickname": p.nickname,
+            "alive": seat.get("alive"),
+            "fouls": seat.get("fouls"),
+            "out": seat.get("out"),
+            "nominated": seat.get("nominated"),
+            "role": seat.get("role") if roles_shown else None,
+        })
+    return web.json_response(
+        {
+            "tournament": s.tournament.title,
+            "round": s.draft.round,
+            "table": s.draft.table_no,
+            "phase": view.get("phase"),
+            "seats": seats,
+            "version": s.version,
+            "result": view.get("result") if roles_shown else None,
+            "saved": _saved(s.game),
+        },
+        dumps=lambda data: json.dumps(data, ensure_ascii=False),
+    )

@@ -1,0 +1,327 @@
+"""The live protocol's HTTP API (README, "The live protocol") through aiohttp's test
+client, against the bot's real application and a real database: who may (Telegram's
+signed initData, the tournament's judges), events stored once and in order, a refusal
+citing its rule (8.3.3) storing nothing, a restart resuming from the stored events, and
+Save storing the game the card would store (8.3, 8.6.1 Ci, the standings)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.config import Settings
+from bot.db import Database
+from bot.db.games import GameDraft, SeatDraft, get_game_by_draft
+from bot.db.scoring_bridge import game_from_draft
+from bot.export import load_export, tournament_json
+from bot.rating_format import short_points
+from bot.services import card_reads
+from bot.services import live as live_service
+from bot.web import create_app
+from bot.webapp import LiveRuntime, add_live
+from scoring import Result, Role, game_breakdown
+from scoring.judging import first_killed_ci
+from tests.handlers.test_game_entry_support import CHIEF, JUDGE, JUDGE2, OUTSIDER, World
+from tests.support import BotHarness
+from tests.support.telegram import BOT_TOKEN
+from tests.support.webapp import INIT_HEADER, headers, sign_init_data
+
+MAX_AGE = 3600
+DRAFT_ID = "g-live-test-1"
+
+ROLES = {"type": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}
+# A whole game the red team wins: the don voted out on day 1, seat 5 shot on night 1
+# (his best move 3, 4, 6), the mafia voted out on days 2 and 3.
+GAME: tuple[dict[str, Any], ...] = (
+    ROLES,
+    {"type": "nominate", "seat": 2, "by": 1},
+    {"type": "vote", "votes": {"2": 6}},
+    {"type": "vote_out", "seats": [2]},
+    {"type": "shoot", "seat": 5},
+    {"type": "end_night"},
+    {"type": "best_move", "seat": 3},
+    {"type": "best_move", "seat": 4},
+    {"type": "best_move", "seat": 6},
+    {"type": "best_move_end"},
+    {"type": "nominate", "seat": 3, "by": 1},
+    {"type": "vote", "votes": {"3": 5}},
+    {"type": "vote_out", "seats": [3]},
+    {"type": "shoot", "seat": None},
+    {"type": "end_night"},
+    {"type": "nominate", "seat": 4, "by": 1},
+    {"type": "vote", "votes": {"4": 5}},
+    {"type": "vote_out", "seats": [4]},
+    {"type": "result", "result": "red"},
+)
+
+
+def live_app(harness: BotHarness, db: Database, settings: Settings) -> web.Application:
+    app = create_app(settings, started=time.monotonic(), mode="polling")
+    dp = harness.dispatcher
+    add_live(
+        app,
+        LiveRuntime(
+            bot=harness.bot,
+            db=db,
+            publisher=dp["publisher"],
+            i18n=dp["i18n"],
+            standings=dp["standings"],
+            token=BOT_TOKEN,
+            max_age=MAX_AGE,
+            base_url="https://live.example.org",
+        ),
+    )
+    return app
+
+
+@pytest.fixture
+async def world(harness: BotHarness, db: Database) -> World:
+    return await World.create(harness, db)
+
+
+@pytest.fixture
+async def token(world: World, db: Database) -> str:
+    draft = await live_service.open_for_card(
+        db,
+        draft_id=DRAFT_ID,
+        tournament_id=world.tid,
+        round_no=1,
+        table_no=1,
+        players=world.pids[:10],
+        judge_id=JUDGE,
+    )
+    return draft.token
+
+
+@pytest.fixture
+async def client(
+    harness: BotHarness, db: Database, settings: Settings
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    async with TestClient(TestServer(live_app(harness, db, settings))) as c:
+        yield c
+
+
+def events(*commands: dict[str, Any], prefix: str = "e") -> list[dict[str, Any]]:
+    return [{"id": f"{prefix}{i}", "command": c} for i, c in enumerate(commands, start=1)]
+
+
+async def post(
+    client: TestClient[web.Request, web.Application],
+    token: str,
+    batch: Sequence[dict[str, Any]],
+    user: int = JUDGE,
+) -> Any:
+    response = await client.post(
+        f"/api/live/{token}/events", json={"events": list(batch)}, headers=headers(BOT_TOKEN, user)
+    )
+    assert response.status == 200, await response.text()
+    return await response.json()
+
+
+async def stored(db: Database) -> int:
+    return int(await db.fetchval("SELECT count(*) FROM live_events"))
+
+
+async def test_a_judge_reads_the_draft_in_his_language(client: Any, token: str) -> None:
+    response = await client.get(
+        f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE, language="ru")
+    )
+    assert response.status == 200
+    body = await response.json()
+    assert (body["round"], body["table"], body["version"], body["saved"]) == (1, 1, 0, None)
+    assert body["tournament"] == "Spring Cup" and body["locale"] == "ru"
+    assert [p["nickname"] for p in body["players"]][:2] == ["Alpha", "Bravo"]
+    assert body["texts"]["foul"] == "Фол" and body["texts"]["sheriff"] == "шериф"
+    assert len(body["view"]["seats"]) == 10
+    english = await (
+        await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE2))
+    ).json()
+    assert english["texts"]["foul"] == "Foul" and english["locale"] == "en"
+
+
+@pytest.mark.parametrize("how", ["missing", "forged", "stale", "other bot"])
+async def test_no_valid_sign_in_is_401_and_stores_nothing(
+    client: Any, token: str, db: Database, how: str
+) -> None:
+    user = {"id": JUDGE, "first_name": "J", "language_code": "en"}
+    sent = {
+        "missing": {},
+        "forged": {
+            INIT_HEADER: sign_init_data(BOT_TOKEN, user)
+            .replace("J", "K", 1)
+            .replace("first_name%22%3A%22J", "first_name%22%3A%22K")
+        },
+        "stale": {INIT_HEADER: sign_init_data(BOT_TOKEN, user, time.time() - MAX_AGE - 60)},
+        "other bot": {INIT_HEADER: sign_init_data("43:OTHER", user)},
+    }[how]
+    body = {"events": events(ROLES)}
+    response = await client.post(f"/api/live/{token}/events", json=body, headers=sent)
+    assert response.status == 401
+    assert (await response.json())["error"]
+    assert (await client.get(f"/api/live/{token}", headers=sent)).status == 401
+    assert (await client.post(f"/api/live/{token}/save", headers=sent)).status == 401
+    assert await stored(db) == 0
+
+
+async def test_someone_not_judging_the_tournament_is_403(
+    client: Any, token: str, db: Database
+) -> None:
+    response = await client.post(
+        f"/api/live/{token}/events",
+        json={"events": events(ROLES)},
+        headers=headers(BOT_TOKEN, OUTSIDER),
+    )
+    assert response.status == 403
+    assert await stored(db) == 0
+    chief = await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, CHIEF))
+    assert chief.status == 200
+
+
+async def test_an_unknown_token_is_404(client: Any, token: str) -> None:
+    response = await client.get(
+        "/api/live/NoSuchTokenAtAll12345", headers=headers(BOT_TOKEN, JUDGE)
+    )
+    assert response.status == 404
+    assert (await client.get("/api/public/NoSuchTokenAtAll12345")).status == 404
+
+
+async def test_an_event_sent_twice_is_stored_once(client: Any, token: str, db: Database) -> None:
+    first = await post(client, token, events(ROLES))
+    again = await post(client, token, events(ROLES))
+    assert first["applied"] == again["applied"] == ["e1"]
+    assert first["version"] == again["version"] == 1
+    assert again["refused"] is None
+    assert await stored(db) == 1
+
+
+async def test_a_refusal_names_its_rule_and_stores_nothing_of_it(
+    client: Any, token: str, db: Database
+) -> None:
+    """8.3.3: a best move's number is never removed, so its undo is refused; what came
+    before it in the batch is stored, it and what follows are not."""
+    await post(client, token, events(*GAME[:6]))
+    batch = [
+        {"id": "bm", "command": {"type": "best_move", "seat": 3}},
+        {"id": "undo", "command": {"type": "undo"}},
+        {"id": "after", "command": {"type": "best_move", "seat": 4}},
+    ]
+    body = await post(client, token, batch)
+    assert body["applied"] == ["bm"]
+    assert body["refused"]["id"] == "undo" and body["refused"]["rule"] == "8.3.3"
+    assert body["refused"]["text"]
+    assert body["version"] == 7 == await stored(db)
+
+
+async def test_a_restarted_bot_resumes_from_the_stored_events(
+    harness: BotHarness, db: Database, settings: Settings, token: str
+) -> None:
+    async with TestClient(TestServer(live_app(harness, db, settings))) as before:
+        await post(before, token, events(*GAME[:5]))
+    async with TestClient(TestServer(live_app(harness, db, settings))) as after:
+        body = await (
+            await after.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))
+        ).json()
+        assert body["version"] == 5
+        assert [e["id"] for e in body["events"]] == ["e1", "e2", "e3", "e4", "e5"]
+        assert body["events"][3]["command"] == GAME[3]
+        resumed = await post(after, token, [{"id": "e6", "command": GAME[5]}])
+        assert resumed["applied"] == ["e6"] and resumed["version"] == 6
+        seat5 = resumed["view"]["seats"][4]
+        assert seat5["alive"] is False and seat5["out"] == "shot"
+
+
+def card_game(pids: Sequence[int]) -> GameDraft:
+    """The same game as the card enters it."""
+    roles = {1: Role.SHERIFF, 2: Role.DON, 3: Role.MAFIA, 4: Role.MAFIA}
+    return GameDraft(
+        draft_id="g-card",
+        round=1,
+        table_no=1,
+        result=Result.RED,
+        seats=tuple(
+            SeatDraft(player_id=pids[n - 1], role=roles.get(n, Role.CIVILIAN)) for n in range(1, 11)
+        ),
+        day1_voted_out=1,
+        first_killed=5,
+        best_move=(3, 4, 6),
+    )
+
+
+async def test_save_stores_the_game_the_card_would_and_then_takes_no_events(
+    client: Any, token: str, db: Database, world: World
+) -> None:
+    """8.3 (best move), 8.6.1 (Ci): the points are the engine's of the card's game."""
+    await post(client, token, events(*GAME))
+    review = await (
+        await client.get(f"/api/live/{token}/review", headers=headers(BOT_TOKEN, JUDGE))
+    ).json()
+    assert review["problems"] == []
+    expected = card_game(world.pids)
+    names = {pid: f"#{pid}" for pid in world.pids}
+    game = game_from_draft(expected, names)
+    ci = first_killed_ci(await card_reads.scoring_tournament(db, world.tid), game).ci
+    engine = game_breakdown(game, ci=ci)
+    assert [s["points"] for s in review["seats"]] == [short_points(p.total) for p in engine.seats]
+    response = await client.post(f"/api/live/{token}/save", headers=headers(BOT_TOKEN, JUDGE))
+    assert response.status == 200, await response.text()
+    saved = await response.json()
+    assert saved["code"] == "R1-T1"
+    async with db.read() as conn:
+        record = await get_game_by_draft(conn, DRAFT_ID)
+    assert record is not None and record.id == saved["game_id"]
+    assert (record.result, record.day1_voted_out, record.first_killed, record.best_move) == (
+        expected.result,
+        expected.day1_voted_out,
+        expected.first_killed,
+        expected.best_move,
+    )
+    assert [(s.player_id, s.role) for s in record.seats] == [
+        (s.player_id, s.role) for s in expected.seats
+    ]
+    assert [(s.disqualified, s.judge_extra, s.penalties) for s in record.seats] == [
+        (False, 0, ())
+    ] * 10
+
+    again = await client.post(f"/api/live/{token}/save", headers=headers(BOT_TOKEN, JUDGE))
+    assert again.status == 409
+    late = await client.post(
+        f"/api/live/{token}/events",
+        headers=headers(BOT_TOKEN, JUDGE),
+        json={"events": [{"id": "late", "command": {"type": "foul", "seat": 1}}]},
+    )
+    assert late.status == 409
+    assert await stored(db) == len(GAME)
+    body = await (await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))).json()
+    assert body["saved"] == {"game_id": record.id, "code": "R1-T1"}
+    # The export's game carries its events in order.
+    document = json.loads(tournament_json(await load_export(db, world.tid)))
+    [exported] = document["games"]
+    assert exported["id"] == "R1-T1" and exported["events"] == list(GAME)
+
+
+async def test_an_incomplete_protocol_is_not_saved(client: Any, token: str, db: Database) -> None:
+    await post(client, token, events(ROLES))
+    response = await client.post(f"/api/live/{token}/save", headers=headers(BOT_TOKEN, JUDGE))
+    assert response.status == 422
+    assert (await response.json())["error"]
+    async with db.read() as conn:
+        assert await get_game_by_draft(conn, DRAFT_ID) is None
+
+
+async def test_the_public_view_hides_roles_until_saved(client: Any, token: str) -> None:
+    draft = await (await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))).json()
+    await post(client, token, events(*GAME[:6]))
+    public = await (await client.get(f"/api/public/{draft['public']}")).json()
+    assert [s["role"] for s in public["seats"]] == [None] * 10
+    assert public["seats"][4]["alive"] is False and public["seats"][1]["out"] == "voted"
+    assert public["seats"][0]["nickname"] == "Alpha"
+    page = await client.get(f"/live/{draft['public']}")
+    assert page.status == 200 and "live.js" in await page.text()
+    script = await client.get("/app/static/live.js")
+    assert script.status == 200
