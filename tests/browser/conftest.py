@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import bot_factory, bot_token, fake_telegram  # noqa: F401
-from tests.e2e.conftest import pytest_runtest_makereport  # noqa: F401
+from tests.e2e.conftest import (  # noqa: F401
+    bot_factory,
+    bot_token,
+    fake_telegram,
+    pytest_runtest_makereport,
+)
 
-from .page import CHROMIUM, CHROMEDRIVER, Browser, LiveTable, open_live_table
+from .page import CHROMEDRIVER, CHROMIUM, Browser, LiveTable, open_live_table
 
 _HERE = Path(__file__).resolve().parent
 

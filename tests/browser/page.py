@@ -8,6 +8,7 @@ loop, keeps answering the bot meanwhile.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sqlite3
@@ -39,6 +40,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 WAIT = 15.0
+PHONE = (390, 844)
 SEATED = list(NICKS[:10])
 # Telegram's default theme params of its light and dark themes (what the client passes).
 THEMES: dict[str, dict[str, str]] = {
@@ -90,12 +92,15 @@ class Browser:
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-extensions",
-            "--window-size=420,1100", f"--user-data-dir={profile}",
+            "--window-size=500,1100", f"--user-data-dir={profile}",
             # Nothing from the internet: only the bot on loopback answers.
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
         ):
             options.add_argument(arg)
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        # A phone's screen (Chromium's windows are 500 px wide at least).
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
         self.taps = 0
         self._script: str | None = None
 
@@ -196,10 +201,13 @@ class Browser:
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / name
-        # The whole page: as tall as its content.
+        # The whole page, as tall as its content, from its top.
+        self.js("window.scrollTo(0, 0)")
         height = int(self.js("return document.documentElement.scrollHeight"))
-        self.driver.set_window_size(420, max(700, height + 40))
-        self.driver.save_screenshot(str(path))
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": PHONE[0], "height": height, "scale": 1}})
+        path.write_bytes(base64.b64decode(shot["data"]))
         return path
 
 
@@ -222,11 +230,12 @@ class LiveTable:
         return f"{self.base_url}/app/?g={self.token}"
 
     def init_data(self, user: Person | None = None, *, auth_date: float | None = None,
-                  bot_token: str | None = None) -> str:
+                  bot_token: str | None = None, language: str | None = None) -> str:
         who = user or self.judge
         return sign_init_data(
             bot_token or self.bot.token or "",
-            {"id": who.id, "first_name": who.name, "language_code": who.user.language_code},
+            {"id": who.id, "first_name": who.name,
+             "language_code": language or who.user.language_code},
             auth_date)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

@@ -255,7 +255,7 @@ def refused(b: Browser, live: LiveTable, init_data: str) -> str:
     return b.text(".fatal")
 
 
-async def test_a_forged_or_stale_sign_in_and_a_non_judge_are_refused(
+async def test_a_forged_or_stale_sign_in_and_a_non_judge_are_refused_a_judge_reads_his_language(
     live_table: LiveTable, browser: Browser,
 ) -> None:
     live = live_table
@@ -269,3 +269,27 @@ async def test_a_forged_or_stale_sign_in_and_a_non_judge_are_refused(
         # Nothing to tap: no seat is shown.
         assert browser.find("#seat-1") is None
     assert live.stored_events() == before
+    # The judge reads the page in Russian: no English word, the page's words are the
+    # API's texts (the server's gettext).
+    assert await asyncio.to_thread(latin_words, browser, live) == []
+
+
+def words(b: Browser) -> str:
+    """The page's text but the public view's address."""
+    return str(b.js("var t = document.getElementById('app').innerText;"
+                    " document.querySelectorAll('.public a').forEach(function (a) {"
+                    " t = t.replace(a.innerText, ''); }); return t;"))
+
+
+def latin_words(b: Browser, live: LiveTable) -> list[str]:
+    b.telegram(live.init_data(language="ru"))
+    b.open(live.url)
+    for seat in (1, 2, 3, 4):
+        b.seat(seat)
+    b.tap("eye", sync=False)
+    shown = words(b)
+    b.tap("tab", "outcome", sync=False)
+    shown += "\n" + words(b)
+    names = {*SEATED, "Spring", "Cup"}
+    return [w for w in re.findall(r"[A-Za-z]{2,}", shown) if w not in names]
+

@@ -405,7 +405,11 @@
       el.className = 'clock' + (s <= 10 ? ' low' : '') + (t.running ? ' running' : '');
     }
     var toggle = document.getElementById('clock-toggle');
-    if (toggle) toggle.textContent = t.running ? T('timer_pause') : T('timer_start');
+    if (toggle) {
+      toggle.textContent = t.running ? '⏸' : '▶';
+      toggle.title = t.running ? T('timer_pause') : T('timer_start');
+      toggle.setAttribute('aria-label', toggle.title);
+    }
   }
 
   setInterval(function () { if (S.timer.running) tick(); }, 100 * Math.min(1, TIMER_SCALE * 10));
@@ -489,6 +493,10 @@
       if (ui.tab === 'table') ui.mode = null;
     }
     var m = mode(view, log);
+    if (!render.drawn && window.performance && performance.mark) {
+      render.drawn = true;
+      performance.mark('live-table');  // bench/page_bench.py: the table is on the screen
+    }
     var html = header(view) + status() + banner(view, log, m) + seats(view, log, m);
     html += ui.tab === 'table' ? livePanel(view, log, m) : outcomePanel(view, log, m);
     root.innerHTML = html;
@@ -611,7 +619,7 @@
       '<span id="speaker">' + esc(T('speaker', { seat: sp })) + ' · ' + esc(nick(sp)) + '</span>' +
       btn('speaker', '▶', 1, 'small') + '</div>';
     html += '<div class="clockrow"><span id="clock" class="clock"></span>' +
-      btn('clock', '', null, 'main', false).replace('<button', '<button id="clock-toggle"') +
+      btn('clock', '', null, 'main play', false).replace('<button', '<button id="clock-toggle"') +
       btn('timer', '1:00', 60, 'small') + btn('timer', '0:30', 30, 'small') + '</div>';
     html += btn('voting', esc(T('to_voting')) + ' ▶', null, 'wide');
     return html + '</div>';
