@@ -362,8 +362,10 @@ async def get_public(request: web.Request) -> web.Response:
         return web.json_response({"error": "not found"}, status=404)
     view = rules.view(s.protocol)
     roles_shown = s.game is not None
+    listed = view.get("seats")
+    shown: list[dict[str, Any]] = listed if isinstance(listed, list) else []
     seats = []
-    for n, (p, seat) in enumerate(zip(s.players, view["seats"], strict=True), start=1):
+    for n, (p, seat) in enumerate(zip(s.players, shown, strict=True), start=1):
         seats.append({
             "seat": n,
             "nickname": p.nickname,

@@ -48,7 +48,6 @@ GAME: tuple[dict[str, Any], ...] = (
     {"type": "best_move", "seat": 3},
     {"type": "best_move", "seat": 4},
     {"type": "best_move", "seat": 6},
-    {"type": "best_move_end"},
     {"type": "nominate", "seat": 3, "by": 1},
     {"type": "vote", "votes": {"3": 5}},
     {"type": "vote_out", "seats": [3]},
