@@ -50,7 +50,8 @@ from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating_rounds import round_saved
 from bot.services.stored_plans import accepted_plan
-from scoring.judging import APPROVAL_THRESHOLD
+from scoring import Role, protocol
+from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,9 @@ async def save_game(
     (audited with before and after). A new game ends now: the protest window opens
     (8.8.1, D11). Then the chat is updated and the chief judges are asked about
     judge's points above 0.5 (D7)."""
+    refused = protocol_refusal(draft)
+    if refused is not None:
+        return refused
     ended_at = utcnow()
     try:
         async with rt.db.transaction() as conn:
@@ -139,6 +143,41 @@ async def save_game(
     if correcting is None:
         await _tell_plan_changes(rt, record, actor)
     return record
+
+
+def protocol_commands(draft: GameDraft) -> list[dict[str, object]]:
+    """The game's protocol commands (``scoring.protocol``) that make ``draft``."""
+    seats = {role: [n for n, s in enumerate(draft.seats, start=1) if s.role is role]
+             for role in Role}
+    commands: list[dict[str, object]] = [
+        {"type": "roles", "sheriff": seats[Role.SHERIFF][0], "don": seats[Role.DON][0],
+         "mafia": seats[Role.MAFIA]},
+        {"type": "day1", "count": draft.day1_voted_out},
+        {"type": "night1", "seat": draft.first_killed},
+    ]
+    commands += [{"type": "best_move", "seat": seat} for seat in draft.best_move]
+    if draft.best_move and len(draft.best_move) < BEST_MOVE_NUMBERS_MAX:
+        commands.append({"type": "best_move_end"})  # a stored best move is accepted
+    if draft.best_move_hint:
+        commands.append({"type": "best_move_hint"})
+    commands.append({"type": "result", "result": draft.result.value})
+    for n, seat in enumerate(draft.seats, start=1):
+        if seat.disqualified:
+            commands.append({"type": "disqualify", "seat": n})
+        commands += [{"type": "penalty", "seat": n, "rule": rule} for rule in seat.penalties]
+        if seat.judge_extra:
+            commands.append({"type": "extra", "seat": n, "hundredths": seat.judge_extra})
+    return commands
+
+
+def protocol_refusal(draft: GameDraft) -> Refusal | None:
+    """Whether the game's protocol accepts ``draft`` (the card's path and any other):
+    a draft it refuses is not stored, and the judge learns the rule it breaks."""
+    replayed = protocol.replay(protocol_commands(draft))
+    if not isinstance(replayed, protocol.Refusal):
+        return None
+    reason = _(replayed.text).format(**replayed.params)
+    return Refusal(N_("Not saved: {rule}: {reason}"), {"rule": replayed.rule, "reason": reason})
 
 
 async def _tell_plan_changes(rt: Runtime, game: GameRecord, actor: int) -> None:

@@ -21,19 +21,19 @@ from aiogram.utils.i18n import gettext as _
 from bot.services import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
+from handlers.game_entry.commands import attempt, refusal_text
 from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import DATA_KEY, Draft
 from handlers.game_entry.flow import current_draft, show
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (
-    accept_if_full,
     named_text,
     player_markup,
     player_text,
     seats_text,
     tournament_title,
 )
-from scoring import SEAT_NUMBERS
+from scoring.protocol import Refusal
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.best_move")
@@ -109,12 +109,14 @@ async def _apply_tap(
     judge's card show it."""
     assert d.bm_msg is not None
     if data.a == "s":
-        d.bm.append(data.n)
-        accept_if_full(d)
+        refusal = attempt(d, {"type": "best_move", "seat": data.n})  # 8.3.3, D10
         answer = _("Seat {seat}: named.").format(seat=data.n)
     else:
-        d.bm_done = True
+        refusal = attempt(d, {"type": "best_move_end"})  # 8.3.2
         answer = _("Accepted")
+    if refusal is not None:
+        await callback.answer(_player_refusal(refusal), show_alert=True)
+        return
     if d.bm_done:
         answer = _("Accepted") + ": " + seats_text(d.bm)
     await callback.answer(answer)
@@ -161,11 +163,16 @@ async def _check_tap(
     row = await card_reads.player(db, pid) if pid is not None else None
     if row is None or row.user_id != callback.from_user.id:
         return _("This best move is not yours to make.")
-    if data.a == "s":
-        if data.n not in SEAT_NUMBERS or data.n == seat:
-            return _("You can't name your own seat.")
-        if data.n in d.bm:
-            return named_text(data.n)
-    elif data.a != "d":
+    if data.a not in ("s", "d"):
         return _("This request is out of date; nothing was changed.")
     return None
+
+
+def _player_refusal(refusal: Refusal) -> str:
+    """The protocol's refusal of his tap, said to the player himself."""
+    if refusal.rule == "D10":
+        return _("You can't name your own seat.")
+    seat = refusal.params.get("seat")
+    if refusal.rule == "8.3.3" and isinstance(seat, int):
+        return named_text(seat)
+    return refusal_text(refusal)

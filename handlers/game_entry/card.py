@@ -22,7 +22,7 @@ from bot.rating_format import seat_parts, short_points
 from bot.services import Refusal
 from bot.services.records import PlayerRow
 from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
-from handlers.game_entry.draft import Draft, approved_seats, problems
+from handlers.game_entry.draft import Draft, approved_seats
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints
 from scoring.judging import compensated, needs_approval
@@ -109,22 +109,6 @@ def seats_list(seats: Iterable[int]) -> str:
 def refusal_text(refusal: Refusal) -> str:
     """A use case's refusal for the card's HTML (its parameters escaped)."""
     return _(refusal.msgid).format(**{k: html_text(str(v)) for k, v in refusal.params.items()})
-
-
-def rule_refusal(d: Draft, tentative: Draft, rules: tuple[str, ...]) -> str | None:
-    """The engine's sentence for what ``tentative`` breaks among ``rules`` (and ``d``
-    does not), or None when it breaks nothing new."""
-    # The engine needs distinct names; the card's own names are loaded separately.
-    names = {pid: f"#{pid}" for pid in tentative.players if pid is not None}
-    before = {(p.rule, p.message) for p in problems(d, names)}
-    new = [
-        p
-        for p in problems(tentative, names)
-        if (p.rule, p.message) not in before and (p.rule in rules or p.rule.startswith(rules))
-    ]
-    if not new:
-        return None
-    return _("Not accepted: {reason}").format(reason=Issue.of(new[0]).text())
 
 
 # -- the protocol ---------------------------------------------------------------------

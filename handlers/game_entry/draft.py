@@ -16,6 +16,7 @@ from typing import Any
 from bot.services.records import GameDraft, GameRecord, InvalidDraft, SeatDraft, game_from_draft
 from scoring import SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
 from scoring.judging import best_move_allowed
+from scoring.protocol import Protocol, facts
 
 DATA_KEY = "game_draft"
 
@@ -148,6 +149,46 @@ class Draft:
 
 
 _FIELDS = tuple(f.name for f in fields(Draft))
+
+
+# -- the protocol ---------------------------------------------------------------------------
+# The card's steps build the protocol's commands (``scoring.protocol``) and apply them to
+# the draft's protocol; the draft keeps the protocol's facts in its own fields (the FSM
+# storage's format, which drafts saved before an upgrade still have).
+
+
+def protocol_of(d: Draft) -> Protocol:
+    """The draft's protocol as far as it is filled (roles only once all are tapped)."""
+    roles: tuple[Role | None, ...] = (
+        tuple(d.role(n) for n in SEAT_NUMBERS) if d.roles_done else (None,) * SEATS
+    )
+    return Protocol(
+        roles=roles,
+        result=d.result_value,
+        day1=d.day1,
+        night1=d.night,
+        best_move=tuple(d.bm),
+        best_move_end=d.bm_done,
+        best_move_hint=d.bm_hint,
+        disqualified=tuple(sorted(d.dq)),
+        penalties=tuple(sorted((int(seat), tuple(rules)) for seat, rules in d.penalties.items()
+                               if rules)),
+        extras=tuple(sorted((int(seat), value) for seat, value in d.extras.items())),
+    )
+
+
+def absorb(d: Draft, p: Protocol) -> None:
+    """The protocol's facts into the draft's fields (the roles stay as tapped)."""
+    f = facts(p)
+    d.day1 = p.day1
+    d.night = p.night1
+    d.bm = list(p.best_move)
+    d.bm_done = f.best_move_final
+    d.bm_hint = p.best_move_hint
+    d.result = p.result.value if p.result is not None else None
+    d.dq = list(p.disqualified)
+    d.penalties = {str(seat): list(rules) for seat, rules in p.penalties}
+    d.extras = {str(seat): value for seat, value in p.extras}
 
 
 def draft_from_record(

@@ -4,6 +4,7 @@ are told, refusals instead of changes."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from aiogram import Bot
@@ -145,3 +146,50 @@ async def test_a_player_added_at_the_table_waits_for_the_chief_unless_he_adds_hi
     assert isinstance(by_chief, TablePlayer) and by_chief.player.status == "confirmed"
     refused = await add_player_at_table(db, tournament_id=world.tid, nickname=" ", actor=JUDGE)
     assert isinstance(refused, Refusal) and refused.params == {"max": 32}
+
+
+def forged(world: World, **fields: object) -> GameDraft:
+    """A draft no card would make, straight to the use case."""
+    base = draft(world, "g-forged")
+    return dataclasses.replace(base, **fields)  # type: ignore[arg-type]
+
+
+async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
+    harness: BotHarness, db: Database
+) -> None:
+    """A forged draft the game's protocol refuses is not stored: a best move after two
+    day-1 vote-outs (8.3.6), judge's points in a draw (8.4.7), a penalty its role and
+    result do not allow (8.5.4, D8); the refusal names the rule."""
+    world = await World.create(harness, db)
+    rt = runtime(harness, db)
+    told: list[GameRecord] = []
+
+    async def acknowledge(record: GameRecord) -> None:
+        told.append(record)
+
+    seats = draft(world).seats
+    drafts = {
+        "8.3.6": forged(world, day1_voted_out=2, first_killed=5, best_move=(2, 3)),
+        "8.4.7": forged(world, result=Result.DRAW, seats=(
+            dataclasses.replace(seats[0], judge_extra=30), *seats[1:])),
+        "8.5.4": forged(world, seats=(
+            seats[0], dataclasses.replace(seats[1], penalties=("8.5.4",)), *seats[2:])),
+    }
+    drafts["8.5.4"] = dataclasses.replace(drafts["8.5.4"], result=Result.BLACK)
+    with rt.i18n.context(), rt.i18n.use_locale("en"):
+        for rule, forged_draft in drafts.items():
+            refused = await save_game(
+                rt, NOTICES, tournament_id=world.tid, draft=forged_draft, correcting=None,
+                actor=JUDGE, summary="line", acknowledge=acknowledge,
+            )
+            assert isinstance(refused, Refusal), rule
+            assert refused.text().startswith(f"Not saved: {rule}: "), refused.text()
+        # The same game as the card makes it is stored.
+        fine = forged(world, day1_voted_out=1, first_killed=5, best_move=(2, 3))
+        saved = await save_game(
+            rt, NOTICES, tournament_id=world.tid, draft=fine, correcting=None,
+            actor=JUDGE, summary="line", acknowledge=acknowledge,
+        )
+        assert isinstance(saved, GameRecord)
+    assert [record.best_move for record in told] == [(2, 3)]
+    assert [game.best_move for game in await world.games()] == [(2, 3)]

@@ -9,6 +9,7 @@ after the third number or Done the bot answers "Accepted" (8.3.1).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
@@ -23,13 +24,13 @@ from bot.services import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.card import View
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from scoring import N_, SEAT_NUMBERS
-from scoring.judging import BEST_MOVE_NUMBERS_MAX
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +43,6 @@ def named_text(seat: int) -> str:
     return _("Seat {seat} is named already; named numbers can't be changed (8.3.3).").format(
         seat=seat
     )
-
-
-def accept_if_full(d: Draft) -> None:
-    if len(d.bm) >= BEST_MOVE_NUMBERS_MAX:
-        d.bm_done = True
 
 
 # -- the judge's card -------------------------------------------------------------------------
@@ -98,18 +94,12 @@ def buttons(k: Keys, view: View) -> None:
 
 
 async def judge_names(ctx: Ctx, d: Draft, data: Step) -> str | None:
-    if d.bm_done:
-        return _("The best move is accepted; named numbers can't be changed (8.3.3).")
-    if d.bm_by == "player":
+    if d.bm_by == "player" and not d.bm_done:
         return _("The player is tapping his numbers himself. Tap «Take over» to enter them.")
-    if data.n not in SEAT_NUMBERS or data.n == d.first_killed:
-        return _("He can't name his own seat.")
-    if data.n in d.bm:
-        return _("Seat {seat} is named already (8.3.3).").format(seat=data.n)
-    d.bm_by = "judge"
-    d.bm.append(data.n)
-    accept_if_full(d)
-    return None
+    refusal = run(d, {"type": "best_move", "seat": data.n})  # 8.3, 8.3.3, 8.3.6, D10
+    if refusal is None:
+        d.bm_by = "judge"
+    return refusal
 
 
 async def named_already(ctx: Ctx, d: Draft, data: Step) -> str | None:
@@ -117,18 +107,16 @@ async def named_already(ctx: Ctx, d: Draft, data: Step) -> str | None:
 
 
 async def judge_done(ctx: Ctx, d: Draft, data: Step) -> str | None:
-    if d.bm_done:
-        return _("The best move is accepted already.")
-    if d.bm_by == "player":
+    if d.bm_by == "player" and not d.bm_done:
         return _("The player is tapping his numbers himself. Tap «Take over» to enter them.")
-    d.bm_by = "judge"
-    d.bm_done = True  # 8.3.2: only the numbers named so far count
-    return None
+    refusal = run(d, {"type": "best_move_end"})  # 8.3.2: only the numbers named so far
+    if refusal is None:
+        d.bm_by = "judge"
+    return refusal
 
 
 async def toggle_hint(ctx: Ctx, d: Draft, data: Step) -> str | None:
-    d.bm_hint = not d.bm_hint  # 8.3.5
-    return None
+    return run(d, {"type": "best_move_hint", "on": not d.bm_hint})  # 8.3.5
 
 
 async def take_over(ctx: Ctx, d: Draft, data: Step) -> str | None:
@@ -153,14 +141,24 @@ async def clear_in_correction(ctx: Ctx, d: Draft, data: Step) -> str | None:
     return None
 
 
-def drop(ctx: Ctx, d: Draft) -> None:
-    """Forget the best move (another first-killed seat, or 8.3.6)."""
+async def with_best_move(ctx: Ctx, d: Draft, command: Mapping[str, object]) -> str | None:
+    """Day 1 or night 1 entered (``command``), then the next step. The protocol clears a
+    best move it voids (8.3.6) or that belonged to another first-killed seat, with a
+    note; a request to the player that no longer stands loses its buttons."""
     old = d.copy()
-    d.clear_best_move()
-    ctx.after.append(
-        lambda: void_request(ctx.bot, ctx.i18n, old, N_("This best move request was cancelled "
-                                                         "by the judge."))
-    )
+    refusal = run(d, command)
+    if refusal is not None:
+        return refusal
+    if old.bm_by is not None and (
+        d.first_killed != old.first_killed or not d.best_move_allowed
+    ):
+        d.clear_best_move()
+        ctx.after.append(
+            lambda: void_request(ctx.bot, ctx.i18n, old, N_("This best move request was "
+                                                             "cancelled by the judge."))
+        )
+    ctx.go_on(d)
+    return None
 
 
 # -- the request to the player ------------------------------------------------------------

@@ -14,7 +14,6 @@ from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps import best_move
-from scoring import N_
 from scoring.judging import DAY1_CHOICES
 
 
@@ -29,12 +28,7 @@ def buttons(k: Keys, view: View) -> None:
 async def set_day1(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if data.n not in DAY1_CHOICES:
         return _(STALE)
-    d.day1 = data.n
-    if not d.best_move_allowed and (d.bm or d.bm_by):
-        best_move.drop(ctx, d)
-        d.set_note(N_("The best move was removed: 2 or more left by the day-1 vote (8.3.6)."))
-    ctx.go_on(d)
-    return None
+    return await best_move.with_best_move(ctx, d, {"type": "day1", "count": data.n})
 
 
 SPEC = StepSpec(

@@ -7,6 +7,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
@@ -27,12 +28,8 @@ def buttons(k: Keys, view: View) -> None:
 async def toggle(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if data.n not in SEAT_NUMBERS:
         return _(STALE)
-    if data.n in d.dq:
-        d.dq.remove(data.n)
-    else:
-        d.dq.append(data.n)
-        d.dq.sort()
-    return None
+    kind = "undisqualify" if data.n in d.dq else "disqualify"
+    return run(d, {"type": kind, "seat": data.n})
 
 
 SPEC = StepSpec(

@@ -13,7 +13,8 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.rating_format import short_points
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View, hundredths, rule_refusal
+from handlers.game_entry.card import View, hundredths
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import NO_SEAT, Draft, scoring_game
 from handlers.game_entry.flow import STALE
@@ -36,8 +37,6 @@ from scoring.judging import (
     points_hundredths,
 )
 
-# The rules whose sentences refuse a value (see ``rule_refusal``).
-EXTRA_RULES = ("8.4", "D6")
 # Typed: the points, or a seat and the points.
 EXTRA_VALUE = re.compile(rf"\s*(?:(\d{{1,2}})\s+)?({POINTS_PATTERN})\s*")
 
@@ -152,29 +151,13 @@ async def load(ctx: Ctx, d: Draft, view: View) -> None:
 
 async def set_extra(ctx: Ctx, d: Draft, seat: int, value: int) -> str | None:
     """Give ``seat`` ``value`` hundredths (0 removes them), if 8.4 allows it; the
-    scoring engine's checks decide (8.4.1-8.4.4, 8.4.6, 8.4.7, D6)."""
-    cap = caps(d).get(seat)
-    if cap is None:
-        if not judge_points_allowed(d.result_value):
-            return _("No judge's extra points in a draw (8.4.7).")
-        return _(STALE)
-    key = str(seat)
-    if value == 0:
-        d.extras.pop(key, None)
+    protocol decides (8.4.1-8.4.4, 8.4.6, 8.4.7, D6)."""
+    if seat not in caps(d) and judge_points_allowed(d.result_value):
+        return _(STALE)  # a seat the card never offered
+    refusal = run(d, {"type": "extra", "seat": seat, "hundredths": value})
+    if refusal is None:
         d.sel = seat
-        return None
-    if value > cap.most:
-        return _("Not accepted: {rule}: seat {seat} gets at most {cap}.").format(
-            rule=cap.rule, seat=seat, cap=hundredths(cap.most)
-        )
-    tentative = d.copy()
-    tentative.extras[key] = value
-    refusal = rule_refusal(d, tentative, EXTRA_RULES)
-    if refusal is not None:
-        return refusal
-    d.extras[key] = value
-    d.sel = seat
-    return None
+    return refusal
 
 
 async def select_seat(ctx: Ctx, d: Draft, data: Step) -> str | None:

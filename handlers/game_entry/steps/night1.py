@@ -14,7 +14,7 @@ from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps import best_move
-from scoring import N_, SEAT_NUMBERS, SEATS
+from scoring import SEAT_NUMBERS, SEATS
 
 MISS = 0  # ``Draft.night`` of a night without a shot
 
@@ -32,12 +32,8 @@ def buttons(k: Keys, view: View) -> None:
 async def set_night1(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if data.n not in range(SEATS + 1):
         return _(STALE)
-    if data.n != d.night and (d.bm or d.bm_by):
-        best_move.drop(ctx, d)
-        d.set_note(N_("The best move was removed: it belonged to another first-killed player."))
-    d.night = data.n
-    ctx.go_on(d)
-    return None
+    command = {"type": "night1", "seat": data.n or None}
+    return await best_move.with_best_move(ctx, d, command)
 
 
 SPEC = StepSpec(

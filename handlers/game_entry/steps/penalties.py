@@ -9,7 +9,8 @@ from aiogram.utils.i18n import lazy_gettext as __
 from bot.rating_format import short_points
 from bot.vocabulary import ROLE_NAMES
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import PENALTY_NAMES, View, rule_refusal
+from handlers.game_entry.card import PENALTY_NAMES, View
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import NO_SEAT, Draft
 from handlers.game_entry.flow import STALE
@@ -17,7 +18,7 @@ from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from scoring import PENALTY_RULES, SEAT_NUMBERS
-from scoring.judging import penalties_allowed, penalty_allowed, penalty_points
+from scoring.judging import penalties_allowed, penalty_points
 
 
 def allowed(d: Draft, seat: int) -> tuple[str, ...]:
@@ -90,24 +91,11 @@ async def toggle(ctx: Ctx, d: Draft, data: Step) -> str | None:
     if data.n not in SEAT_NUMBERS or data.m not in range(1, len(PENALTY_RULES) + 1):
         return _(STALE)
     rule = PENALTY_RULES[data.m - 1]
-    key = str(data.n)
-    given = list(d.penalties.get(key, []))
-    if rule in given:
-        given.remove(rule)
-    else:
-        if not penalty_allowed(d.role(data.n), d.result_value, rule):
-            tentative = d.copy()
-            tentative.penalties[key] = [*given, rule]
-            return rule_refusal(d, tentative, ("8.5",)) or _(
-                "Penalty {rule} does not apply to seat {seat}."
-            ).format(rule=rule, seat=data.n)
-        given.append(rule)
-    if given:
-        d.penalties[key] = sorted(given)
-    else:
-        d.penalties.pop(key, None)
-    d.sel = data.n
-    return None
+    kind = "unpenalty" if rule in d.penalties.get(str(data.n), []) else "penalty"
+    refusal = run(d, {"type": kind, "seat": data.n, "rule": rule})  # 8.5, D8
+    if refusal is None:
+        d.sel = data.n
+    return refusal
 
 
 SPEC = StepSpec(

@@ -1,4 +1,5 @@
-"""Step 7: the result (a draw takes the judge's extra points away, 8.4.7)."""
+"""Step 7: the result (a draw takes the judge's extra points away, 8.4.7; the protocol
+clears what the new result no longer allows)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
-from scoring import N_, Result
-from scoring.judging import judge_points_allowed
+from scoring import Result
 
 # The buttons' ``n`` of each result.
 RESULT_CODES = {1: Result.RED, 2: Result.BLACK, 3: Result.DRAW}
@@ -43,10 +44,9 @@ async def set_result(ctx: Ctx, d: Draft, data: Step) -> str | None:
     result = RESULT_CODES.get(data.n)
     if result is None:
         return _(STALE)
-    d.result = result.value
-    if not judge_points_allowed(result) and d.extras:
-        d.extras = {}
-        d.set_note(N_("Judge's extra points were removed: a draw gets none (8.4.7)."))
+    refusal = run(d, {"type": "result", "result": result.value})  # 8.4.7, D8 knock-ons
+    if refusal is not None:
+        return refusal
     ctx.go_on(d)
     return None
 

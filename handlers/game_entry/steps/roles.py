@@ -8,6 +8,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
+from handlers.game_entry.commands import run
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
@@ -52,6 +53,22 @@ async def tap(ctx: Ctx, d: Draft, data: Step) -> str | None:
     seat = data.n
     if seat not in SEAT_NUMBERS:
         return _(STALE)
+    tapped = d.copy()
+    refusal = _tap(tapped, seat)
+    if refusal is not None:
+        return refusal
+    if tapped.roles_done:  # all four tapped: the protocol's roles (and their knock-ons)
+        refusal = run(d, {"type": "roles", "sheriff": tapped.sheriff, "don": tapped.don,
+                          "mafia": tapped.mafia})
+        if refusal is not None:
+            return refusal
+    d.sheriff, d.don, d.mafia = tapped.sheriff, tapped.don, tapped.mafia
+    return None
+
+
+def _tap(d: Draft, seat: int) -> str | None:
+    """The tap on the card's roles, as far as they are tapped (the sheriff, the don,
+    then the mafia; a role's seat tapped again takes it off)."""
     if seat == d.sheriff:
         d.sheriff = None
     elif seat == d.don:
