@@ -128,6 +128,7 @@ class Browser:
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
         self.taps = 0
+        self.tapped: list[str] = []
         self._script: str | None = None
 
     def quit(self) -> None:
@@ -187,6 +188,7 @@ class Browser:
         css = f'[data-act="{act}"]' + ("" if arg is None else f'[data-arg="{arg}"]')
         problem = self.driver.execute_async_script(_TAP, css, sync, WAIT * 1000)
         self.taps += 1
+        self.tapped.append(css)
         assert not problem, f"tap {css}: {problem}\n{self.text('body')}"
 
     def stable(self, action: Callable[[], T]) -> T:

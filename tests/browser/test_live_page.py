@@ -49,12 +49,17 @@ def last_line(b: Browser, css: str) -> str:
     return b.text(css).splitlines()[-1].lower()
 
 
-def play_night(b: Browser, shot: int, don: int, sheriff: int, answers: tuple[str, str]) -> None:
+def play_night(b: Browser, shot: int, don: int, sheriff: int, answers: tuple[str, str],
+               screenshot: str = "") -> None:
     b.seat(shot)
     b.seat(don)
     assert last_line(b, "#don-answer") == answers[0], b.text("#don-answer")
     b.seat(sheriff)
     assert last_line(b, "#sheriff-answer") == answers[1], b.text("#sheriff-answer")
+    if screenshot:  # the roles shown, as the judge alone sees them
+        b.tap("eye", sync=False)
+        b.screenshot(screenshot)
+        b.tap("eye", sync=False)
     b.tap("end_night")
 
 
@@ -85,7 +90,8 @@ def play_game(b: Browser, live: LiveTable) -> None:
     b.tap("out", 3)
     assert "out" in b.seat_class(3) and "Night 1" in b.text("header")
 
-    play_night(b, shot=5, don=1, sheriff=2, answers=("sheriff", "black"))
+    play_night(b, shot=5, don=1, sheriff=2, answers=("sheriff", "black"),
+               screenshot="table-light-night.png")
     # Day 2: 2 nominates 4, the only candidate leaves; a foul for 7.
     assert "out" in b.seat_class(5) and "Day 2" in b.text("header")
     play_day(b, [(2, 4)], fouls=[7])
@@ -173,7 +179,8 @@ async def test_a_whole_game_in_the_page_is_the_card_s_game(
                        (live.seeded.tournament_id,))[0][0]
     assert stored_game(live, live.seeded.tournament_id) == stored_game(live, other)
     TAPS.parent.mkdir(parents=True, exist_ok=True)
-    TAPS.write_text(json.dumps({"page_taps_to_review": taps, "page_taps_with_save": taps + 2}))
+    TAPS.write_text(json.dumps({"page_taps_to_review": taps, "page_taps_with_save": taps + 2,
+                                "taps": browser.tapped}, indent=1))
 
 
 def resume_and_replay(b: Browser, live: LiveTable) -> dict[str, object]:

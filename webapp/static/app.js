@@ -557,6 +557,7 @@
 
   function seats(view, log, m) {
     var noms = nominations(log);
+    var target = view.phase.kind === 'night' ? nightShot(log) : null;
     var html = '<ol class="seats' + (m ? ' armed' : '') + '">';
     view.seats.forEach(function (s) {
       var role = S.ui.showRoles ? s.role : null;
@@ -569,6 +570,7 @@
       for (var i = 0; i < 4; i++) fouls += '<i class="' + (i < s.fouls ? 'f' : '') + '"></i>';
       var tag = '';
       if (s.out) tag = '<span class="tag out-' + s.out + '">' + esc(T('out_' + s.out)) + '</span>';
+      else if (target === s.seat) tag = '<span class="tag shot">🎯 ' + esc(T('out_shot')) + '</span>';
       else if (s.nominated) {
         var by = noms[s.seat];
         tag = '<span class="tag nom">' + esc(T('nominated')) + (by ? ' ← ' + by : '') + '</span>';
