@@ -235,6 +235,9 @@ def resume_and_replay(b: Browser, live: LiveTable) -> dict[str, object]:
     b.synced()
     assert "nominated" in b.seat_class(9)
     assert len(b.driver.find_elements("css selector", "#seat-8 .fouls i.f")) == 2
+    b.tap("undo")  # the last foul (seat 10's) is taken back
+    assert b.find("#seat-10 .fouls i.f") is None
+    assert len(b.driver.find_elements("css selector", "#seat-8 .fouls i.f")) == 2
     b.tap("tab", "table", sync=False)
     b.screenshot("table-dark.png")
     return {"queued": queued}
@@ -248,12 +251,12 @@ async def test_a_reload_resumes_and_offline_taps_go_once(
     stored = live.stored_events()
     commands = [json.loads(c) for _id, c in stored]
     assert [c["type"] for c in commands] == [
-        "roles", "nominate", "foul", "nominate", "foul", "foul"]
+        "roles", "nominate", "foul", "nominate", "foul", "foul", "undo"]
     ids = [i for i, _c in stored]
     assert len(set(ids)) == len(ids)
     queued = seen["queued"]
     assert isinstance(queued, list)
-    assert ids[3:] == [e["id"] for e in queued]
+    assert ids[3:6] == [e["id"] for e in queued]
 
 
 def refused(b: Browser, live: LiveTable, init_data: str) -> str:

@@ -177,12 +177,26 @@
   // The server's view with the queued commands applied here, for display only.
   function shown() {
     var view = clone(S.view);
-    var log = S.events.slice();
+    var log = fold([], S.events);
     S.queue.forEach(function (e) {
       view = local(view, e.command, log);
-      log.push(e.command);
+      fold(log, [e.command]);
     });
     return { view: view, log: log };
+  }
+
+  // The live commands in force: an undo takes back the last one (as the protocol does).
+  var LIVE = { foul: 1, nominate: 1, vote: 1, vote_out: 1, shoot: 1, don_check: 1,
+    sheriff_check: 1, end_night: 1, disqualify: 1 };
+
+  function fold(log, commands) {
+    commands.forEach(function (c) {
+      if (c.type !== 'undo') { log.push(c); return; }
+      for (var i = log.length - 1; i >= 0; i--) {
+        if (LIVE[log[i].type]) { log.splice(i, 1); return; }
+      }
+    });
+    return log;
   }
 
   function seatOf(view, n) { return view.seats[n - 1]; }
@@ -589,14 +603,14 @@
     return found;
   }
 
-  function tools(view, m) {
+  function tools(view, log, m) {
     var over = isOver(view);
     var html = '<div class="tools">';
     if (!over) html += btn('mode', '⚠ ' + esc(T('foul')), 'foul', m === 'foul' ? 'on' : '');
     if (!over && view.phase.kind === 'day' && !votingNow(view)) {
       html += btn('mode', '☝ ' + esc(T('nominate')), 'nominate', m === 'nominate' ? 'on' : '');
     }
-    if (!over && !commands(S.events, 'shoot').length && rolesKnown(view)) {
+    if (!over && !commands(log, 'shoot').length && rolesKnown(view)) {
       html += btn('mode', esc(T('change_roles')), 'roles', m === 'roles' ? 'on' : '');
     }
     html += btn('mode', '🟥 ' + esc(T('disqualify')), 'dq', m === 'dq' ? 'on' : '');
@@ -605,7 +619,7 @@
   }
 
   function livePanel(view, log, m) {
-    var html = tools(view, m);
+    var html = tools(view, log, m);
     if (isOver(view)) {
       return html + '<div class="panel">' + btn('tab', esc(T('tab_outcome')) + ' ▶', 'outcome', 'main') + '</div>';
     }
