@@ -118,7 +118,7 @@ def play_game(b: Browser, live: LiveTable) -> None:
     # After the game (the page turns to it by itself): best move, result, points.
     for seat in (2, 3, 4):
         b.tap("best", seat)
-    assert b.text("#best-move").count("accepted") == 3, b.text("#best-move")
+    assert b.text("#best-move").count("Accepted") == 3, b.text("#best-move")
     b.tap("result", "red")
     b.tap("mode", "extra", sync=False)
     b.seat(1, sync=False)
@@ -172,7 +172,7 @@ async def test_a_whole_game_in_the_page_is_the_card_s_game(
     taps = browser.taps
     await asyncio.to_thread(browser.tap, "tab", "outcome", sync=False)
     await asyncio.to_thread(browser.tap, "save", sync=False)
-    await asyncio.to_thread(browser.wait, lambda: "Saved: R1-T1" in browser.text(".status"),
+    await asyncio.to_thread(browser.wait, lambda: "Saved as game R1-T1" in browser.text(".status"),
                             "Saved")
     await save(card)
     other = live.query("SELECT id FROM tournaments WHERE id != ?",
