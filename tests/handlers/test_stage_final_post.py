@@ -44,16 +44,18 @@ async def _final_played(db: Database, harness: BotHarness) -> World:
     return world
 
 
-async def finish_with_the_card(harness: BotHarness) -> None:
-    """The chief judge finishes the tournament with /tournament: every entrant played
-    the final's games, so it asks once."""
+async def finish_with_the_card(harness: BotHarness, *, anyway: bool = False) -> None:
+    """The chief judge finishes the tournament with /tournament: asked once when every
+    entrant played the final's games, else ``anyway`` past the list of who did not."""
     chief = harness.user(CHIEF, "Chief", language_code="en")
     await harness.say(chief, "/tournament", chat_id=CHAT)
     card = harness.session.last_message(CHAT)
     assert card is not None
     await harness.press(chief, card, text="🏁 Finish")
     await harness.press(
-        chief, harness.session.message(CHAT, card.message_id), text="Yes, finish"
+        chief,
+        harness.session.message(CHAT, card.message_id),
+        text="Finish anyway" if anyway else "Yes, finish",
     )
 
 
