@@ -373,7 +373,9 @@ async def test_a_chat_bursts_three_then_goes_on_at_one_a_period() -> None:
 
 
 async def test_waiting_edits_of_one_message_coalesce_and_the_newest_goes_out() -> None:
-    bot, session, flood = make_bot(0.1)  # 3 at once, then 1 per 0.1 s
+    # 3 at once, then 1 per 0.5 s: long enough that the ten taps below are queued
+    # before the next slot even on a busy machine (a stall past it would let one go).
+    bot, session, flood = make_bot(0.5)
     card = await bot.send_message(5, "card 0")
     for i in (1, 2):  # the rest of the burst
         await bot.edit_message_text(f"card {i}", chat_id=5, message_id=card.message_id)
