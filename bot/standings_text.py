@@ -384,6 +384,17 @@ def round_caption(title: str, round_no: int) -> str:
     )
 
 
+def cut_caption(title: str, stage: str, following: str, entrants: int) -> str:
+    """The caption of the picture posted when a stage closes (D13): its standings, the
+    next stage's entrants marked."""
+    return _("{title}: the {stage} stage is closed; the top {count} enter the {next} stage").format(
+        title=html_text(title),
+        stage=html_text(stage_name(stage)),
+        next=html_text(stage_name(following)),
+        count=entrants,
+    )
+
+
 def final_caption(title: str) -> str:
     """The caption of the picture posted when the last stage ends (D16)."""
     return _("{title}: the final standings").format(title=html_text(title))

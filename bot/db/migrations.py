@@ -551,6 +551,42 @@ CREATE TABLE live_events (
 """
 
 
+# Version 13: the outbox gets ``cut``: when a stage closes, the group's picture of its
+# standings with the entrants of the next stage marked (D13), drawn when posted from
+# the closed stage ``stage``. Rebuilt, as SQLite can't change a CHECK.
+_V13_CUT_PICTURE = """
+CREATE TABLE outbox_v13 (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    kind          TEXT    NOT NULL CHECK (kind IN ('result', 'note', 'standings', 'seating',
+                                                   'seat', 'final', 'cut')),
+    game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+    text          TEXT    CHECK (length(text) BETWEEN 1 AND 4096),
+    round         INTEGER CHECK (round >= 1),
+    player_id     INTEGER REFERENCES players (id) ON DELETE CASCADE,
+    user_id       INTEGER,
+    changed       INTEGER NOT NULL DEFAULT 0 CHECK (changed IN (0, 1)),
+    created_at    INTEGER NOT NULL,
+    text_posted   INTEGER NOT NULL DEFAULT 0 CHECK (text_posted IN (0, 1)),
+    stage         INTEGER CHECK (stage >= 1),
+    CHECK ((kind = 'result') = (game_id IS NOT NULL)),
+    CHECK (kind <> 'note' OR text IS NOT NULL),
+    CHECK (kind NOT IN ('standings', 'seating', 'seat', 'final', 'cut') OR text IS NULL),
+    CHECK ((kind IN ('seating', 'seat')) = (round IS NOT NULL)),
+    CHECK ((kind = 'seat') = (user_id IS NOT NULL AND player_id IS NOT NULL)),
+    CHECK (changed = 0 OR kind IN ('seating', 'seat')),
+    CHECK ((kind = 'cut') = (stage IS NOT NULL))
+);
+INSERT INTO outbox_v13 (id, tournament_id, kind, game_id, text, round, player_id, user_id,
+                        changed, created_at, text_posted)
+    SELECT id, tournament_id, kind, game_id, text, round, player_id, user_id, changed,
+           created_at, text_posted FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_v13 RENAME TO outbox;
+CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -564,6 +600,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V10_STAGES,
     _V11_STAGE_LOTS_AND_FINAL_POST,
     _V12_LIVE_DRAFTS,
+    _V13_CUT_PICTURE,
 )
 LATEST = len(MIGRATIONS)
 

@@ -10,7 +10,8 @@ Most rows are for the group. A ``seat`` row is a private message to ``user_id``:
 seat of ``player_id`` in ``round``; a ``seating`` row the group's post of a round's
 seating. Both are drawn from the accepted plan when posted (``changed``: a re-plan
 changed what was told already). A ``final`` row is the group's post of the final
-standings when the last stage ends (D16), drawn when posted.
+standings when the last stage ends (D16), a ``cut`` row the picture of a closed
+``stage``'s standings with the next stage's entrants marked (D13); both drawn when posted.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ STANDINGS = "standings"
 SEATING = "seating"  # the group's post of a round's seating
 SEAT = "seat"  # a player's own seat in a round, privately
 FINAL = "final"  # the group's post of the final standings when the last stage ends (D16)
+CUT = "cut"  # the picture of a closed stage's standings, its entrants marked (D13)
 
 _COLUMNS = (
-    "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed, text_posted"
+    "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed, text_posted,"
+    " stage"
 )
 
 
@@ -45,6 +48,7 @@ class OutboxRow:
     user_id: int | None = None
     changed: bool = False
     text_posted: bool = False  # seating: its text went out, its picture not yet
+    stage: int | None = None  # cut: the stage that closed
 
 
 async def add(
@@ -79,6 +83,16 @@ async def add_final(conn: Conn, tournament_id: int) -> int:
     """The group is to get the final standings (D16), text and picture, the text
     pinned: drawn when posted."""
     return await add(conn, tournament_id, FINAL)
+
+
+async def add_cut(conn: Conn, tournament_id: int, stage: int) -> int:
+    """The group is to get the picture of ``stage``'s standings, closed now, with the
+    next stage's entrants marked (D13): drawn when posted."""
+    return await insert(
+        conn,
+        "INSERT INTO outbox (tournament_id, kind, stage, created_at) VALUES (?, ?, ?, ?)",
+        (tournament_id, CUT, stage, ts_or_now(None)),
+    )
 
 
 async def add_seat(
@@ -117,6 +131,7 @@ async def pending(conn: Conn, tournament_id: int) -> list[OutboxRow]:
             user_id=r["user_id"],
             changed=bool(r["changed"]),
             text_posted=bool(r["text_posted"]),
+            stage=r["stage"],
         )
         for r in rows
     ]

@@ -42,12 +42,14 @@ from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService, lot_due
 from bot.standings_text import (
     Picture,
+    cut_caption,
     final_caption,
     hidden,
     live_message,
     picture,
     round_caption,
 )
+from scoring import Standings
 from seating import Plan
 
 log = logging.getLogger(__name__)
@@ -186,6 +188,8 @@ class GroupPoster:
                     await self._post_final(bot, tournament, finals)
                 if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
                     await self._update_standings(bot, tournament)  # notes, seatings: no points
+                for cut in (r for r in rows if r.kind == outbox.CUT):
+                    await self._post_cut(bot, tournament, cut)
                 saved = [r.game_id for r in rows if r.game_id is not None]
                 if saved:
                     await self._round_picture(bot, tournament, saved)
@@ -270,6 +274,28 @@ class GroupPoster:
             tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
         )
         await self._forget(rows)
+
+    async def _post_cut(self, bot: Bot, tournament: TournamentRow, row: outbox.OutboxRow) -> None:
+        """The picture of the stage that closed (its figures shown now, D17), the next
+        stage's entrants marked at the top (D13)."""
+        view = (await self._standings.get(tournament.id)).stage
+        if view is None or row.stage is None or not 1 <= row.stage < view.count:
+            return  # the stages changed meanwhile: nothing to show
+        closed, following = view.staged.stages[row.stage - 1 : row.stage + 1]
+        entering = set(following.entrants)
+        marked = 0
+        for standing in closed.standings.rows:
+            if standing.player not in entering:
+                break
+            marked += 1
+        images, _shown = await self._draw(tournament, closed.standings, podium=marked)
+        caption = cut_caption(
+            tournament.title, closed.stage.id, following.stage.id, len(following.entrants)
+        )
+        assert tournament.chat_id is not None
+        await self._call(
+            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
+        )
 
     async def _update_standings(self, bot: Bot, tournament: TournamentRow) -> None:
         # Read again: posting the results may have followed the group to a supergroup.
@@ -395,22 +421,30 @@ class GroupPoster:
                 await outbox.seating_text_posted(conn, row.id)
         await self._call(tournament.chat_id, lambda c: bot.send_photo(c, photo))
 
-    async def _draw(self, tournament: TournamentRow) -> tuple[list[bytes], Picture]:
-        """The standings' picture, drawn in a worker thread; in the current language."""
+    async def _draw(
+        self, tournament: TournamentRow, standings: Standings | None = None, *,
+        podium: int | None = None,
+    ) -> tuple[list[bytes], Picture]:
+        """The standings' picture (the current ones, or ``standings`` with ``podium``
+        rows marked), drawn in a worker thread; in the current language."""
         from bot.standings_image import render_standings  # Pillow only when drawing
 
-        current = await self._standings.get(tournament.id)
-        found = await unsettled(self._db, tournament.id, current)
-        shown = picture(
-            tournament.title, current.standings, pending=found.games, pending_players=found.players
-        )
+        if standings is None:
+            current = await self._standings.get(tournament.id)
+            found = await unsettled(self._db, tournament.id, current)
+            shown = picture(
+                tournament.title, current.standings, pending=found.games,
+                pending_players=found.players,
+            )
+        else:
+            shown = picture(tournament.title, standings)
         images = await asyncio.to_thread(
             render_standings,
             shown.title,
             shown.columns,
             shown.rows,
             subtitle=shown.subtitle,
-            podium=shown.podium,
+            podium=shown.podium if podium is None else podium,
         )
         return images, shown
 

@@ -61,12 +61,14 @@ class Publisher:
         note: str | None = None,
         standings: bool = False,
         final: bool = False,
+        cut: int | None = None,
     ) -> None:
         """Record, in the caller's transaction, what the chat must be told: a saved
         game's result line (``result`` with ``game_id``; the standings follow it), a
         ``note``, the final standings' post when the last stage ends (``final``: text
-        and picture, the text pinned; D16), and that the standings must be brought up
-        to date (``standings``, or neither of the others given)."""
+        and picture, the text pinned; D16), the picture of stage ``cut`` closed now
+        with the next stage's entrants marked (D13), and that the standings must be
+        brought up to date (``standings``, or neither of the others given)."""
         if result is not None:
             if game_id is None:
                 raise ValueError("a result line needs its game")
@@ -75,6 +77,8 @@ class Publisher:
             await outbox.add(conn, tournament_id, outbox.NOTE, text=note)
         if final:
             await outbox.add_final(conn, tournament_id)
+        if cut is not None:
+            await outbox.add_cut(conn, tournament_id, cut)
         if standings or (result is None and note is None):
             await outbox.add(conn, tournament_id, outbox.STANDINGS)
 

@@ -386,7 +386,9 @@ async def close_stage(
                 next=html_text(stage_name(preview.following.name)),
                 players=_names(preview.entrants),
             )
-        await publisher.enqueue(conn, tournament.id, note=note, standings=True)
+        await publisher.enqueue(
+            conn, tournament.id, note=note, standings=True, cut=current.number
+        )
     follow_up = FollowUp(tuple(notices), publisher, tournament.id, now=True)
     return Closed(preview, follow_up)
 

@@ -331,3 +331,33 @@ async def test_v12_live_drafts_keep_each_event_once_and_one_draft_per_card(db: D
         )
     async with db.read() as conn:
         assert [e.client_id for e in await live.events(conn, draft.id)] == ["a"]
+
+
+async def test_v13_the_outbox_keeps_what_waited_and_takes_a_closed_stage_s_picture(
+    tmp_path: Path,
+) -> None:
+    """D13: a stage that closes posts its standings' picture with the entrants marked;
+    the outbox, rebuilt, keeps every row that waited, and a cut names its stage."""
+    from bot.db import outbox
+
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:12])
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('Old', 8, 1, 0)"
+    )
+    await db.execute(
+        "INSERT INTO outbox (tournament_id, kind, text, created_at) VALUES (1, 'note', 'hi', 0)"
+    )
+    await db.close()
+    db = await Database.open(path)
+    try:
+        async with db.transaction() as conn:
+            await outbox.add_cut(conn, 1, 1)
+            rows = await outbox.pending(conn, 1)
+        assert [(r.kind, r.text, r.stage) for r in rows] == [("note", "hi", None), ("cut", None, 1)]
+        with pytest.raises(sqlite3.IntegrityError):
+            await db.execute(
+                "INSERT INTO outbox (tournament_id, kind, created_at) VALUES (1, 'cut', 0)"
+            )
+    finally:
+        await db.close()

@@ -145,7 +145,9 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     assert live.pinned and "The final standings of all 2 stages" in live.content
     assert chat_table(live.content) == expected, live.content
     assert [m.caption for m in fake.messages(group) if m.photo] == [
-        "Cup: standings after round 1", "Cup: the final standings"]
+        "Cup: standings after round 1",
+        "Cup: the qualifying stage is closed; the top 10 enter the final stage",
+        "Cup: the final standings"]
     assert query(db_path, "SELECT number, status FROM stages ORDER BY number") == [
         (1, "closed"), (2, "closed")]
     assert fake.flood_violations == []

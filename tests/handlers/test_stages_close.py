@@ -3,6 +3,8 @@ keeps a stage open, and an entrant who withdraws."""
 
 from __future__ import annotations
 
+from aiogram.methods import SendPhoto
+
 from bot.db import stages as stages_db
 from bot.db import tournaments as tournaments_db
 from bot.db.audit import audit_entries
@@ -66,6 +68,11 @@ async def test_d13_closing_stores_the_cut_and_tells_the_group_and_each_entrant(
     assert "stage.close" in {e.action for e in entries}
     group = harness.session.sent_texts(CHAT)
     assert any("Stage qualifying is closed. Entering the final stage: P4" in t for t in group)
+    # ... and the picture of the qualifying's standings, the entrants marked at the top.
+    photos = [m for m in harness.session.requests_of(SendPhoto) if m.chat_id == CHAT]
+    assert [p.caption for p in photos] == [
+        "Spring Cup: the qualifying stage is closed; the top 9 enter the final stage"
+    ]
     told = harness.session.sent_texts(world.user_of(4))
     assert any("Spring Cup" in t and "финал" in t for t in told)  # his language: Russian
     assert not harness.session.sent_texts(world.user_of(2))  # left out: not told
