@@ -224,6 +224,17 @@ async def game_stages(conn: Conn, tournament_id: int) -> dict[int, int]:
     return {int(r[0]): int(r[1]) for r in rows}
 
 
+async def last_rounds(conn: Conn, tournament_id: int) -> dict[int, int]:
+    """Stage number → the highest round of its games that count."""
+    rows = await fetch_all(
+        conn,
+        "SELECT coalesce(stage, 1), max(round) FROM games WHERE tournament_id = ?"
+        " AND status <> 'annulled' GROUP BY coalesce(stage, 1)",
+        (tournament_id,),
+    )
+    return {int(r[0]): int(r[1]) for r in rows}
+
+
 async def set_game_stage(conn: Conn, game_id: int, number: int | None) -> None:
     await run(conn, "UPDATE games SET stage = ? WHERE id = ?", (number, game_id))
 

@@ -474,3 +474,28 @@ async def seating_entrants(
     and its entrants' ids (D13); None when anybody may."""
     async with db.read() as conn:
         return await stages_db.seating_entrants(conn, tournament_id, game_id)
+
+
+async def round_refusal(db: Database, tournament_id: int, round_no: int) -> Refusal | None:
+    """A new game of a later stage can't take a round of an earlier one (D13): the
+    stage's rounds come after theirs, as its seating plan numbers them."""
+    async with db.read() as conn:
+        current = stages_db.current_stage(await stages_db.list_stages(conn, tournament_id))
+        if current is None or current.number == 1:
+            return None
+        last = await stages_db.last_rounds(conn, tournament_id)
+    earlier = max((r for n, r in last.items() if n < current.number), default=0)
+    if round_no > earlier:
+        return None
+    return Refusal(
+        N_(
+            "Round {round} belongs to an earlier stage. The {stage} stage's rounds come "
+            "after round {last}: type its round, e.g. <code>{next} 1</code>."
+        ),
+        {
+            "round": round_no,
+            "stage": html_text(stage_name(current.name)),
+            "last": earlier,
+            "next": earlier + 1,
+        },
+    )

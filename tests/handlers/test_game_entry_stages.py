@@ -57,3 +57,27 @@ async def test_d13_a_non_entrant_is_not_saved_even_from_a_stale_card(
     with pytest.raises(InvalidDraft, match="Kilo: not among the entrants of the final stage"):
         async with db.transaction() as conn:
             await save_game(conn, world.tid, make_draft(world.pids[1:11]), JUDGE, ENDED)
+
+
+async def test_d13_a_new_final_game_takes_no_round_of_the_qualifying(
+    harness: BotHarness, db: Database
+) -> None:
+    """D13: the qualifying played rounds 1-2; a final's game typed as round 2 is
+    refused with the round to type, and nothing is stored; round 3 is taken."""
+    world = await World.create(harness, db)
+    async with db.transaction() as conn:
+        for round_no in (1, 2):
+            await save_game(
+                conn, world.tid, make_draft(world.pids[:10], round_no=round_no), JUDGE, ENDED
+            )
+    await _final_of_ten(world)
+    judge = world.judge()
+    await judge.start()
+    await judge.say("2 1")
+    assert (
+        "Round 2 belongs to an earlier stage. The final stage's rounds come after round 2: "
+        "type its round, e.g. <code>3 1</code>."
+    ) in (judge.last_sent() or "")
+    assert (await judge.draft())["round"] is None
+    await judge.say("3 1")
+    assert (await judge.draft())["round"] == 3

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.services import card_reads
+from bot.services import card_reads, stages
 from bot.services.stored_plans import StoredPlan, accepted_plan
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
@@ -87,6 +87,10 @@ def plan_tables(plan: StoredPlan | None) -> set[Pair]:
 async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str | None:
     if not (1 <= round_no <= MAX_NUMBER and 1 <= table <= MAX_NUMBER):
         return _("Round and table are numbers from 1 to {max}.").format(max=MAX_NUMBER)
+    if d.mode == "new":
+        refused = await stages.round_refusal(ctx.db, d.tid, round_no)
+        if refused is not None:
+            return refused.text()
     plan = await accepted_plan(ctx.db, d.tid) if d.mode == "new" else None
     seats = plan.seats_at(round_no, table) if plan is not None else None
     stored = await card_reads.games_in(ctx.db, d.tid, round_no=round_no)
