@@ -28,12 +28,12 @@ from aiohttp import web
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.app import build_dispatcher  # noqa: E402
+from bot.app import build_dispatcher, live_runtime  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from bot.services import live  # noqa: E402
 from bot.web import create_app  # noqa: E402
-from bot.webapp import LiveRuntime, add_live  # noqa: E402
+from bot.webapp import add_live  # noqa: E402
 from tests.browser.page import Browser  # noqa: E402
 from tests.support.webapp import sign_init_data  # noqa: E402
 
@@ -90,9 +90,8 @@ async def run(loads: int) -> dict[str, list[float]]:
         draft = await live.judged(db, token, judge)
         app = create_app(settings, started=time.monotonic(), mode="polling")
         bot_ = Bot(TOKEN)
-        add_live(app, LiveRuntime(bot=bot_, db=db, publisher=dp["publisher"], i18n=dp["i18n"],
-                                  standings=dp["standings"], token=TOKEN, max_age=86400,
-                                  base_url="https://bench.example.org"))
+        add_live(app, live_runtime(dp, bot_, token=TOKEN, max_age=86400,
+                     base_url="https://bench.example.org"))
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -9,6 +9,7 @@ import secrets
 import signal
 import time
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
@@ -36,6 +37,9 @@ from bot.middlewares.users import UsersMiddleware
 from bot.publishing import Publisher
 from bot.standings import StandingsService
 from bot.web import add_webhook, create_app, start_server
+
+if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
+    from bot.webapp import LiveRuntime
 
 log = logging.getLogger(__name__)
 
@@ -159,13 +163,26 @@ async def run(settings: Settings, token: str) -> None:
 def add_live_pages(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
                    token: str) -> None:
     """The Mini App's page and API (README, "The live protocol") beside the webhook."""
-    from bot.webapp import LiveRuntime, add_live
+    from bot.webapp import add_live
 
-    add_live(app, LiveRuntime(
+    add_live(app, live_runtime(dp, bot, token=token, max_age=settings.webapp_init_max_age,
+                               base_url=settings.webapp_url))
+
+
+def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
+                 base_url: str) -> LiveRuntime:
+    """What the live protocol's pages talk to: the dispatcher's own database, publisher,
+    catalog and standings, and the card's views, so a game saved there reads as one
+    saved on the card."""
+    from bot.webapp import LiveRuntime
+    from handlers.game_entry.notices import NOTICES
+    from handlers.game_entry.saved import summary_line
+
+    return LiveRuntime(
         bot=bot, db=dp["db"], publisher=dp["publisher"], i18n=dp["i18n"],
-        standings=dp["standings"], token=token, max_age=settings.webapp_init_max_age,
-        base_url=settings.webapp_url,
-    ))
+        standings=dp["standings"], token=token, max_age=max_age, base_url=base_url,
+        views=NOTICES, summary_line=summary_line,
+    )
 
 
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,

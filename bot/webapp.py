@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,12 +29,14 @@ from bot.config import Settings
 from bot.i18n import DEFAULT_LOCALE, locale_of_code, use_language
 from bot.publishing import Publisher
 from bot.rating_format import seat_parts, short_points
-from bot.services import Refusal
+from bot.rule_issues import Issue
+from bot.services import Refusal, card_reads
 from bot.services import live as use_cases
+from bot.services.games import GameViews
 from bot.services.records import Database, GameRecord
 from bot.standings import StandingsService
 from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
-from scoring import Problem, Result, Role
+from scoring import GameBreakdown, Problem, Result, Role
 from scoring import protocol as rules
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,10 @@ class LiveRuntime:
     token: str  # the bot's, to check initData
     max_age: int  # seconds
     base_url: str  # WEBAPP_URL
+    # The card's messages to others and its result line for the group, so a game saved
+    # here reads as one saved on the card (the handlers' own, given by bot.app).
+    views: GameViews
+    summary_line: Callable[[int, int, Result, GameBreakdown | None], str]
 
 
 LIVE = web.AppKey("live", LiveRuntime)
@@ -303,17 +309,13 @@ async def post_events(request: web.Request) -> web.Response:
 
 
 async def _review(rt: LiveRuntime, s: use_cases.Snapshot) -> use_cases.Review:
-    from handlers.game_entry.flow import tournament_model  # the card's Ci over the tournament
-
-    model = await tournament_model(rt.db, rt.standings, s.draft.tournament_id)
+    model = await card_reads.tournament_model(rt.db, rt.standings, s.draft.tournament_id)
     return use_cases.review(s, model)
 
 
 def _problem_text(problem: Problem | use_cases.NotReady) -> str:
     if isinstance(problem, use_cases.NotReady):
         return problem.text()
-    from handlers.game_entry.card import Issue
-
     return Issue.of(problem).text()
 
 
@@ -353,14 +355,11 @@ async def post_save(request: web.Request) -> web.Response:
             text = _problem_text(first)
         rule = first.rule
         return web.json_response({"error": text, "rule": rule}, status=422)
-    from handlers.game_entry.notices import NOTICES
-    from handlers.game_entry.saved import summary_line
-
     with use_language(rt.i18n, s.tournament.language):
-        summary = summary_line(reviewed.draft.round, reviewed.draft.table_no,
-                               reviewed.draft.result, reviewed.breakdown)
+        summary = rt.summary_line(reviewed.draft.round, reviewed.draft.table_no,
+                                  reviewed.draft.result, reviewed.breakdown)
     with use_language(rt.i18n, who.locale):
-        saved = await use_cases.save(rt, NOTICES, s, reviewed.draft, actor=who.user_id,
+        saved = await use_cases.save(rt, rt.views, s, reviewed.draft, actor=who.user_id,
                                      summary=summary)
     if isinstance(saved, Refusal):
         return _refused(rt, who.locale, saved)

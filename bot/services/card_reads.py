@@ -16,6 +16,7 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.tournaments import StaffRole, TournamentRow
 from bot.db.users import UserRow
+from bot.standings import StandingsService
 from scoring import Tournament
 
 
@@ -126,3 +127,12 @@ async def scoring_tournament(db: Database, tournament_id: int) -> Tournament:
     """The tournament as the engine sees it, read straight from the database."""
     async with db.read() as conn:
         return await load_scoring_tournament(conn, tournament_id)
+
+
+async def tournament_model(db: Database, standings: StandingsService, tid: int) -> Tournament:
+    """The tournament as the engine sees it (cached standings; a direct read if a stored
+    game keeps the standings from being computed)."""
+    try:
+        return (await standings.get(tid)).tournament
+    except Exception:  # an invalid stored game: the model itself is still readable
+        return await scoring_tournament(db, tid)

@@ -9,22 +9,22 @@ prompt is the step's own (``StepSpec.prompt``); points are shown by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.markup import html_text
 from bot.rating_format import seat_parts, short_points
+from bot.rule_issues import Issue
 from bot.services import Refusal
 from bot.services.records import PlayerRow
 from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
 from handlers.game_entry.draft import Draft, approved_seats
 from handlers.game_entry.spec import Card
-from scoring import SEAT_NUMBERS, GameBreakdown, Problem, Result, Role, SeatPoints
+from scoring import SEAT_NUMBERS, GameBreakdown, Result, Role, SeatPoints
 from scoring.judging import compensated, needs_approval
 from scoring.ruleset import PENALTIES
 
@@ -32,33 +32,6 @@ MAX_TEXT = 4096
 MAX_ISSUES = 12
 
 PENALTY_NAMES = {rule: __(penalty.name) for rule, penalty in PENALTIES.items()}  # 8.5
-_ROLE_VALUES = frozenset(r.value for r in Role)
-_RESULT_VALUES = frozenset(r.value for r in Result)
-
-
-@dataclass
-class Issue:
-    """A rule problem to show: a rule id and a translatable template with params."""
-
-    rule: str
-    template: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, problem: Problem) -> Issue:
-        return cls(problem.rule, problem.template, dict(problem.params))
-
-    def text(self) -> str:
-        params = dict(self.params)
-        # Role and result values inside the engine's sentences read better translated.
-        if str(params.get("role")) in _ROLE_VALUES:
-            params["role"] = str(ROLE_NAMES[Role(str(params["role"]))])
-        if str(params.get("result")) in _RESULT_VALUES:
-            params["result"] = str(RESULT_NAMES[Result(str(params["result"]))])
-        safe = {k: html_text(str(v)) for k, v in params.items()}
-        # The federation's rule numbers help a judge; our own decisions' ids (D1-D17) don't.
-        prefix = f"{self.rule}: " if self.rule[:1].isdigit() else ""
-        return prefix + _(self.template).format(**safe)
 
 
 @dataclass

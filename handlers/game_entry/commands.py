@@ -10,7 +10,7 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.markup import html_text
 from bot.rating_format import decimal_point
-from handlers.game_entry.card import Issue
+from bot.rule_issues import Issue
 from handlers.game_entry.draft import Draft, absorb, protocol_of
 from scoring.protocol import Refusal, apply_noting
 

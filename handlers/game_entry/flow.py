@@ -13,17 +13,17 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.fsm_storage import SQLiteStorage
+from bot.rule_issues import Issue
 from bot.services import card_reads
-from bot.services.records import CHIEF, JUDGE, Database
+from bot.services.records import CHIEF, JUDGE
 from bot.services.staff import tournament_and_role
-from bot.standings import StandingsService
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import Issue, View, render_text
+from handlers.game_entry.card import View, render_text
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import DATA_KEY, Draft, problems
 from handlers.game_entry.keyboards import keyboard
 from handlers.game_entry.live import with_live_button
-from scoring import N_, SEAT_NUMBERS, Tournament
+from scoring import N_, SEAT_NUMBERS
 
 log = logging.getLogger(__name__)
 
@@ -80,15 +80,6 @@ async def apply(ctx: Ctx, d: Draft, data: Step) -> str | None:
 
 
 # -- the card -----------------------------------------------------------------------------
-
-
-async def tournament_model(db: Database, standings: StandingsService, tid: int) -> Tournament:
-    """The tournament as the engine sees it (cached standings; a direct read if a stored
-    game keeps the standings from being computed)."""
-    try:
-        return (await standings.get(tid)).tournament
-    except Exception:  # an invalid stored game: the model itself is still readable
-        return await card_reads.scoring_tournament(db, tid)
 
 
 async def load_view(ctx: Ctx, d: Draft) -> View:

@@ -15,7 +15,6 @@ from bot.standings import StandingsService
 from bot.vocabulary import RESULT_NAMES
 from handlers.game_entry.card import MAX_TEXT, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
-from handlers.game_entry.flow import tournament_model
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
 from scoring.judging import first_killed_ci
 
@@ -33,7 +32,7 @@ async def saved_view(
     view.title = t.title if t else ""
     model = game_from_record(game)
     if game.status != "annulled":
-        tournament = await tournament_model(db, standings, game.tournament_id)
+        tournament = await card_reads.tournament_model(db, standings, game.tournament_id)
         view.ci_info = first_killed_ci(tournament, model, replaces=game.code)
     ci = view.ci_info[2] if view.ci_info else Fraction(0)
     try:

@@ -15,6 +15,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.app import live_runtime
 from bot.config import Settings
 from bot.db import Database
 from bot.db.games import GameDraft, SeatDraft, get_game_by_draft
@@ -24,7 +25,7 @@ from bot.rating_format import short_points
 from bot.services import card_reads
 from bot.services import live as live_service
 from bot.web import create_app
-from bot.webapp import LiveRuntime, add_live
+from bot.webapp import add_live
 from scoring import Result, Role, game_breakdown
 from scoring.judging import first_killed_ci
 from tests.handlers.test_game_entry_support import CHIEF, JUDGE, JUDGE2, OUTSIDER, World
@@ -65,16 +66,8 @@ def live_app(harness: BotHarness, db: Database, settings: Settings) -> web.Appli
     dp = harness.dispatcher
     add_live(
         app,
-        LiveRuntime(
-            bot=harness.bot,
-            db=db,
-            publisher=dp["publisher"],
-            i18n=dp["i18n"],
-            standings=dp["standings"],
-            token=BOT_TOKEN,
-            max_age=MAX_AGE,
-            base_url="https://live.example.org",
-        ),
+        live_runtime(dp, harness.bot, token=BOT_TOKEN, max_age=MAX_AGE,
+                     base_url="https://live.example.org"),
     )
     return app
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
+from bot.services import card_reads
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, points_lines
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft, scoring_game
-from handlers.game_entry.flow import STALE, tournament_model
+from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
@@ -39,7 +40,7 @@ async def load(ctx: Ctx, d: Draft, view: View) -> None:
     game = scoring_game(d, view.names())
     if game is None or view.issues or not ctx.card.complete(d):
         return
-    t = await tournament_model(ctx.db, ctx.standings, d.tid)
+    t = await card_reads.tournament_model(ctx.db, ctx.standings, d.tid)
     view.ci_info = first_killed_ci(t, game, replaces=view.original_code)
     view.breakdown = game_breakdown(game, ci=view.ci_info.ci)
 
