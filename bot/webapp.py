@@ -6,6 +6,11 @@ Handlers here parse the request, check who sends it and call the use cases of
 Telegram's signed ``initData`` (header ``X-Telegram-Init-Data``), checked against the
 bot's token and ``WEBAPP_INIT_MAX_AGE``: 401 when it is missing, forged or stale, 403
 for someone who is not a judge of the draft's tournament, 404 for an unknown token.
+
+Every answer of ``/api/`` is JSON (an error too, never a traceback) and is not cached
+(``Cache-Control: no-store``); a body is at most ``MAX_BODY`` bytes (413). The pages
+send no referrer (their address holds the draft's token) and may be framed (Telegram
+shows the Mini App in a frame).
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from aiogram import Bot
 from aiogram.utils.i18n import I18n
@@ -43,6 +49,8 @@ log = logging.getLogger(__name__)
 
 WEBAPP = Path(__file__).resolve().parent.parent / "webapp"
 INIT_HEADER = "X-Telegram-Init-Data"
+MAX_BODY = 256 * 1024  # bytes of one request's body (MAX_BATCH commands fit many times)
+CLOCK_SKEW = 60  # seconds an initData's auth_date may be ahead of our clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +139,8 @@ _MISSING = __("Open the live protocol from the bot in Telegram.")
 _FORGED = __("Telegram's sign-in of this page is not valid.")
 _STALE = __("This page was opened too long ago: open it again from the bot.")
 _MALFORMED = __("The request is not understood.")
+_TOO_BIG = __("The request is too large: send fewer events at a time.")
+_FAILED = __("Something went wrong on the server; nothing was changed. Try again.")
 
 
 def webapp_enabled(settings: Settings) -> bool:
@@ -140,6 +150,8 @@ def webapp_enabled(settings: Settings) -> bool:
 def add_live(app: web.Application, rt: LiveRuntime) -> None:
     """The page, its API and the public view."""
     app[LIVE] = rt
+    app.middlewares.append(_api_answers)
+    app.on_response_prepare.append(_headers)
     app.router.add_get("/app", _to_app)
     app.router.add_get("/app/", index)
     if (WEBAPP / "static").is_dir():
@@ -150,6 +162,48 @@ def add_live(app: web.Application, rt: LiveRuntime) -> None:
     app.router.add_get("/api/live/{token}/review", get_review)
     app.router.add_post("/api/live/{token}/save", post_save)
     app.router.add_get("/api/public/{public}", get_public)
+
+
+# -- every answer ---------------------------------------------------------------------------
+
+
+def _is_api(request: web.Request) -> bool:
+    return request.path.startswith("/api/")
+
+
+@web.middleware
+async def _api_answers(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """An ``/api/`` error is JSON like the handlers' own: aiohttp's (no such route, a
+    body over the limit) and a failure's (logged; the client sees no traceback)."""
+    if not _is_api(request):
+        return await handler(request)
+    rt = request.app[LIVE]
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        if exc.status == 404:
+            return _refused(rt, DEFAULT_LOCALE, use_cases.UNKNOWN)
+        text = _TOO_BIG if exc.status == 413 else _MALFORMED
+        return _error(rt, DEFAULT_LOCALE, exc.status, text)
+    except Exception:
+        resource = request.match_info.route.resource
+        where = resource.canonical if resource is not None else "?"  # not the token
+        log.exception("live API %s %s failed", request.method, where)
+        return _error(rt, DEFAULT_LOCALE, 500, _FAILED)
+
+
+async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+    """The API's answers are private and current: never stored by a cache. No page
+    names its address (the draft's token) to what it loads."""
+    if _is_api(request):
+        response.headers["Cache-Control"] = "no-store"
+    if _is_api(request) or request.path.startswith(("/app", "/live/")):
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Content-Type-Options"] = "nosniff"
 
 
 # -- pages ------------------------------------------------------------------------------------
@@ -198,12 +252,26 @@ def signed_user(rt: LiveRuntime, request: web.Request) -> WebAppInitData:
     except (ValueError, TypeError):
         raise _Denied(_error(rt, DEFAULT_LOCALE, 401, _FORGED)) from None
     locale = locale_of_code(data.user.language_code if data.user else None)
-    if data.user is None:
+    if data.user is None or not _whole_user_id(raw):
         raise _Denied(_error(rt, locale, 401, _FORGED))
     age = time.time() - data.auth_date.timestamp()
+    if age < -CLOCK_SKEW:  # signed in the future: not Telegram's
+        raise _Denied(_error(rt, locale, 401, _FORGED))
     if age > rt.max_age:
         raise _Denied(_error(rt, locale, 401, _STALE))
     return data
+
+
+def _whole_user_id(raw: str) -> bool:
+    """Whether the (signed) initData names its user by a whole number, as Telegram does
+    (not "1002", 1002.0 or true, which the parser would take for one)."""
+    user = dict(parse_qsl(raw)).get("user", "")
+    try:
+        found = json.loads(user)
+    except (ValueError, RecursionError):
+        return False
+    user_id = found.get("id") if isinstance(found, dict) else None
+    return isinstance(user_id, int) and not isinstance(user_id, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +298,7 @@ def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
         status = 404
     elif isinstance(refusal, use_cases.NotStaff):
         status = 403
-    elif isinstance(refusal, use_cases.Saved):
+    elif isinstance(refusal, use_cases.Saved | use_cases.Finished):
         status = 409
     with use_language(rt.i18n, locale):
         body: dict[str, Any] = {"error": refusal.text()}
@@ -275,10 +343,28 @@ def _saved(game: GameRecord | None) -> dict[str, Any] | None:
     return None if game is None else {"game_id": game.id, "code": game.code}
 
 
+class _TooBig(Exception):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"not JSON: {name}")
+
+
 async def _json_body(request: web.Request) -> Any:
+    """The body as JSON, or None when it is not (NaN and Infinity are not JSON, nor is
+    nesting deeper than the parser goes); raises ``_TooBig`` over ``MAX_BODY``."""
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        raise _TooBig
     try:
-        return await request.json()
-    except (ValueError, UnicodeDecodeError):
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise _TooBig from None
+    if len(raw) > MAX_BODY:
+        raise _TooBig
+    try:
+        return json.loads(raw.decode(), parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
 
 
@@ -288,8 +374,14 @@ async def post_events(request: web.Request) -> web.Response:
         who = await caller(rt, request)
     except _Denied as denied:
         return denied.response
-    body = await _json_body(request)
-    events = use_cases.well_formed(body.get("events") if isinstance(body, dict) else None)
+    try:
+        body = await _json_body(request)
+    except _TooBig:
+        return _error(rt, who.locale, 413, _TOO_BIG)
+    sent = body.get("events") if isinstance(body, dict) else None
+    if use_cases.too_many(sent):
+        return _error(rt, who.locale, 413, _TOO_BIG)
+    events = use_cases.well_formed(sent)
     if events is None:
         return _error(rt, who.locale, 400, _MALFORMED)
     done = await use_cases.append_events(rt.db, who.draft, events)
@@ -345,9 +437,17 @@ async def post_save(request: web.Request) -> web.Response:
         who = await caller(rt, request)
     except _Denied as denied:
         return denied.response
+    async with use_cases.entering(who.draft):  # no event comes between read and save
+        return await _save(rt, who)
+
+
+async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
     s = await use_cases.snapshot(rt.db, who.draft)
-    if s.draft.saved:
-        return _refused(rt, who.locale, use_cases.SAVED)
+    if s.game is not None:  # sent again (its answer lost), or saved on the card
+        return web.json_response(_saved(s.game))
+    closed = use_cases.closed(s)
+    if closed is not None:
+        return _refused(rt, who.locale, closed)
     reviewed = await _review(rt, s)
     if reviewed.draft is None or reviewed.breakdown is None:
         with use_language(rt.i18n, who.locale):

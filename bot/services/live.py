@@ -12,13 +12,16 @@ protocol's facts.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from bot.db import games, live, players, staff, tournaments
-from bot.db.connection import Database
+from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidDraft
 from bot.db.games import GameDraft, GameRecord, SeatDraft
 from bot.db.live import LiveDraft, LiveEvent
@@ -33,7 +36,8 @@ from scoring.judging import first_killed_ci
 from scoring.model import SEATS, Result, Role
 
 MAX_EVENT_ID = 64
-MAX_BATCH = 200
+MAX_BATCH = 200  # events in one request (the page sends a few at a time)
+MAX_COMMAND = 1000  # characters of one command's JSON (the longest real one is ~150)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +62,40 @@ class NotReady(Refusal):
     rule: str = "game"
 
 
+@dataclass(frozen=True, slots=True)
+class Finished(Refusal):
+    """The draft's tournament is finished: no more events, no save (409)."""
+
+
 UNKNOWN = Unknown(N_("There is no such live protocol."))
 NOT_STAFF = NotStaff(N_("Only a judge of this tournament can enter its games."))
 SAVED = Saved(N_("This game is saved already; nothing more is entered here."))
+FINISHED = Finished(N_("The tournament is finished: its games can't be entered or saved "
+                       "any more."))
+
+
+class _Locks:
+    """One lock per live draft: its events and its Save take turns, so a Save stores
+    the protocol of the events stored before it and none is stored after it (the bot
+    is one process; the database's own lock keeps each step whole)."""
+
+    def __init__(self) -> None:
+        self._held: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
+
+    def of(self, draft_id: int) -> asyncio.Lock:
+        lock = self._held.get(draft_id)
+        if lock is None:
+            lock = self._held[draft_id] = asyncio.Lock()
+        return lock
+
+
+LOCKS = _Locks()
+
+
+def entering(draft: LiveDraft) -> asyncio.Lock:
+    """Hold it around a Save's read, review and save (``append_events`` holds it)."""
+    return LOCKS.of(draft.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,14 +204,20 @@ def _replay(stored: Sequence[LiveEvent]) -> rules.Protocol:
     return replayed
 
 
+async def _saved_game(conn: Conn, draft: LiveDraft) -> GameRecord | None:
+    """The draft's game: saved here, or on the card (the same draft_id)."""
+    if draft.game_id is not None:
+        return await games.get_game(conn, draft.game_id)
+    return await games.get_game_by_draft(conn, draft.draft_id)
+
+
 async def snapshot(db: Database, draft: LiveDraft) -> Snapshot:
     async with db.read() as conn:
         stored = tuple(await live.events(conn, draft.id))
         tournament = await tournaments.require_tournament(conn, draft.tournament_id)
         rows = {p.id: p for p in await players.players_by_id(conn, list(draft.players))}
         current = await live.by_token(conn, draft.token)
-        game_id = current.game_id if current else draft.game_id
-        game = await games.get_game(conn, game_id) if game_id is not None else None
+        game = await _saved_game(conn, current or draft)
     seated = tuple(rows[pid] for pid in draft.players)
     return Snapshot(draft, tournament, seated, stored, _replay(stored), game)
 
@@ -190,8 +231,15 @@ async def public(db: Database, public_token: str) -> Snapshot | None:
 # -- entering -------------------------------------------------------------------------------
 
 
+def too_many(events: object) -> bool:
+    """More events than one request may carry (``MAX_BATCH``)."""
+    return isinstance(events, list) and len(events) > MAX_BATCH
+
+
 def well_formed(events: object) -> list[tuple[str, dict[str, Any]]] | None:
-    """The request's events as (id, command) pairs, or None when malformed."""
+    """The request's events as (id, command) pairs, or None when malformed: not a list
+    of 1..``MAX_BATCH`` objects, an id not a string of 1..``MAX_EVENT_ID`` characters or
+    named twice, a command not an object or longer than ``MAX_COMMAND`` as JSON."""
     if not isinstance(events, list) or not 1 <= len(events) <= MAX_BATCH:
         return None
     found = []
@@ -201,23 +249,33 @@ def well_formed(events: object) -> list[tuple[str, dict[str, Any]]] | None:
         event_id, command = item.get("id"), item.get("command")
         if not isinstance(event_id, str) or not 1 <= len(event_id) <= MAX_EVENT_ID:
             return None
-        if not isinstance(command, dict):
+        if not isinstance(command, dict) or len(_compact(command)) > MAX_COMMAND:
             return None
         found.append((event_id, command))
+    if len({event_id for event_id, _ in found}) != len(found):
+        return None
     return found
+
+
+def _compact(command: Mapping[str, Any]) -> str:
+    return json.dumps(command, separators=(",", ":"))
 
 
 async def append_events(
     db: Database, draft: LiveDraft, events: Sequence[tuple[str, Mapping[str, Any]]]
 ) -> Appended | Refusal:
     """Apply ``events`` in order, each once; stop at the first refusal (it and what
-    follows are not stored)."""
-    async with db.transaction() as conn:
+    follows are not stored). Refused whole (``SAVED``, ``FINISHED``) once the game is
+    saved, here or on the card, or its tournament is finished."""
+    async with LOCKS.of(draft.id), db.transaction() as conn:
         current = await live.by_token(conn, draft.token)
         if current is None:
             return UNKNOWN
-        if current.saved:
+        if current.saved or await games.get_game_by_draft(conn, current.draft_id):
             return SAVED
+        tournament = await tournaments.get_tournament(conn, current.tournament_id)
+        if tournament is None or tournament.status == "finished":
+            return FINISHED
         stored = await live.events(conn, draft.id)
         p = _replay(stored)
         known = await live.known_ids(conn, draft.id, [event_id for event_id, _ in events])
@@ -314,6 +372,11 @@ def review(s: Snapshot, tournament: Tournament) -> Review:
     return Review(draft, game_breakdown(game, ci=ci), ())
 
 
+def closed(s: Snapshot) -> Refusal | None:
+    """Why the draft takes no Save: its tournament is finished."""
+    return FINISHED if s.tournament.status == "finished" else None
+
+
 async def save(
     rt: Runtime,
     views: GameViews,
@@ -325,7 +388,10 @@ async def save(
     acknowledge: Callable[[GameRecord], Awaitable[None]] | None = None,
 ) -> GameRecord | Refusal:
     """The card's Save (idempotent by the card's draft_id); then the draft takes no more
-    events."""
+    events. Hold ``entering(s.draft)`` from reading ``s`` on."""
+    refused = closed(s)
+    if refused is not None:
+        return refused
     async def stored(record: GameRecord) -> None:
         async with rt.db.transaction() as conn:
             await live.mark_saved(conn, s.draft.id, record.id)
@@ -351,10 +417,13 @@ async def events_of_games(db: Database, game_ids: Sequence[int]) -> dict[int, li
 
 
 __all__ = [
+    "FINISHED",
+    "LOCKS",
     "NOT_STAFF",
     "SAVED",
     "UNKNOWN",
     "Appended",
+    "Finished",
     "LiveDraft",
     "NotReady",
     "NotStaff",
@@ -364,6 +433,8 @@ __all__ = [
     "Unknown",
     "app_url",
     "append_events",
+    "closed",
+    "entering",
     "events_of_games",
     "game_draft",
     "judged",
@@ -373,5 +444,6 @@ __all__ = [
     "review",
     "save",
     "snapshot",
+    "too_many",
     "well_formed",
 ]
