@@ -19,6 +19,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
+from aiogram.utils.i18n import ngettext
 
 from bot.markup import html_text
 from bot.publishing import Publisher
@@ -51,10 +52,16 @@ def _factor(value: str) -> str:
     return value.replace(".", decimal_point())
 
 
+def games_a_player(games: int) -> str:
+    return ngettext("{games} game a player", "{games} games a player", games).format(
+        games=games
+    )
+
+
 def stage_line(row: StageRow) -> str:
     """One stage as the chief judge reads it."""
     parts = [
-        _("{games} games a player").format(games=row.games_per_player),
+        games_a_player(row.games_per_player),
         _("all players")
         if row.entrants is None
         else _("top {entrants}").format(entrants=row.entrants),
@@ -87,7 +94,9 @@ def card(tournament: TournamentRow, rows: list[StageRow]) -> tuple[str, InlineKe
         lines += [stage_line(row) for row in rows]
     else:
         lines.append(
-            _("One stage: {games} games a player, all players.").format(games=tournament.distance)
+            _("One stage: {games}, all players.").format(
+                games=games_a_player(tournament.distance)
+            )
         )
     lines.append(
         _(
