@@ -17,9 +17,8 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import I18n, ngettext
 from aiogram.utils.i18n import gettext as _
-from aiogram.utils.i18n import ngettext
 
 from bot.markup import html_text
 from bot.publishing import Publisher
