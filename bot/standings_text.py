@@ -189,9 +189,12 @@ def live_message(
     a hidden one (D17) shows games played only."""
     rows = standings.rows
     head = f"<b>{html_text(title)}</b>\n"
-    if stage is not None:
-        head += stage_line(stage) + "\n"
-    head += standings_after(_games_played(standings))
+    if stage is not None and stage.finished:  # D16: of every stage, not one's games
+        head += stage_line(stage)
+    else:
+        if stage is not None:
+            head += stage_line(stage) + "\n"
+        head += standings_after(_games_played(standings))
     if not rows:
         return head + "\n" + _("No games counted yet.")
     if hidden(stage):

@@ -17,7 +17,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
+from aiogram.utils.i18n import I18n, ngettext
 from aiogram.utils.i18n import gettext as _
 
 from bot.markup import html_text
@@ -51,10 +51,16 @@ def _factor(value: str) -> str:
     return value.replace(".", decimal_point())
 
 
+def games_a_player(games: int) -> str:
+    return ngettext("{games} game a player", "{games} games a player", games).format(
+        games=games
+    )
+
+
 def stage_line(row: StageRow) -> str:
     """One stage as the chief judge reads it."""
     parts = [
-        _("{games} games a player").format(games=row.games_per_player),
+        games_a_player(row.games_per_player),
         _("all players")
         if row.entrants is None
         else _("top {entrants}").format(entrants=row.entrants),
@@ -87,7 +93,9 @@ def card(tournament: TournamentRow, rows: list[StageRow]) -> tuple[str, InlineKe
         lines += [stage_line(row) for row in rows]
     else:
         lines.append(
-            _("One stage: {games} games a player, all players.").format(games=tournament.distance)
+            _("One stage: {games}, all players.").format(
+                games=games_a_player(tournament.distance)
+            )
         )
     lines.append(
         _(

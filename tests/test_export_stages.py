@@ -98,7 +98,7 @@ async def test_d15_d16_the_xlsx_of_stages_has_the_final_standings_and_a_sheet_pe
     tid = await _staged_tournament(db)
     raw = (await export_files(db, tid))[f"standings-{tid}.xlsx"]
     book = load_workbook(io.BytesIO(raw))
-    assert book.sheetnames == ["Итоговый рейтинг", "1. отборочный", "2. финал", "Игры"]
+    assert book.sheetnames == ["Итоговый рейтинг", "1. отбор", "2. финал", "Игры"]
     ours = (await StandingsService(db).get(tid)).stage
     assert ours is not None
     final = list(book["Итоговый рейтинг"].iter_rows(values_only=True))

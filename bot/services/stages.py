@@ -287,8 +287,8 @@ async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal 
             ).format(games=", ".join(game_code(r, t) for r, t in unsettled))
         )
     return Refusal(
-        N_("Stage {stage} can't close yet: {blockers}."),
-        {"stage": html_text(stage.name), "blockers": "; ".join(parts)},
+        N_("The {stage} stage can't close yet: {blockers}."),
+        {"stage": html_text(stage_name(stage.name)), "blockers": "; ".join(parts)},
     )
 
 
@@ -381,7 +381,7 @@ async def close_stage(
         after = {"entrants": list(preview.entrants), "by_lot": sorted(by_lot)}
         await record(conn, "stage.close", current.id, tournament.id, actor_id, after=after)
         with i18n.use_locale(tournament.language):  # the group reads the tournament's
-            note = _("Stage {stage} is closed. Entering the {next} stage: {players}.").format(
+            note = _("The {stage} stage is closed. Entering the {next} stage: {players}.").format(
                 stage=html_text(stage_name(current.name)),
                 next=html_text(stage_name(preview.following.name)),
                 players=_names(preview.entrants),

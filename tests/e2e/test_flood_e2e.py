@@ -66,7 +66,7 @@ async def test_ten_tables_save_within_one_second(fake_telegram: FakeTelegram,
     for n in range(1, TABLES + 1):
         await fake.wait_until(lambda n=n: group_has(f"Тур 1, стол {n}:"), timeout=WAIT,
                               what=f"the result of table {n} in the group")
-    standings = await fake.wait_for_message(group, "Рейтинг, игр сыграно: 10", timeout=WAIT)
+    standings = await fake.wait_for_message(group, "Рейтинг после 10 игр", timeout=WAIT)
     await fake.wait_until(lambda: any(m.photo is not None for m in fake.messages(group)),
                           timeout=WAIT, what="the round's picture")
     group_done = time.monotonic() - tapped

@@ -95,7 +95,7 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     assert sorted(entrants) == _entrants()
     mark = fake.seq
     await chief.tap(preview, "Close the stage")
-    await fake.wait_for_message(group, "Stage qualifying is closed", after=mark, timeout=WAIT)
+    await fake.wait_for_message(group, "The qualifying stage is closed", after=mark, timeout=WAIT)
 
     # The final's two games, at one table.
     final = [

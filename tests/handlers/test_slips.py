@@ -314,7 +314,7 @@ async def test_the_publisher_posts_in_the_tournament_language(
     assert "Saved" in judge.text
     group = harness.session.sent_texts(GROUP, edits=True)
     assert any(t.startswith("Тур 1, стол 1") for t in group)
-    assert any("Рейтинг, игр сыграно: 1" in t for t in group)
+    assert any("Рейтинг после 1 игры" in t for t in group)
     assert not any("Round 1" in t or "Standings" in t for t in group)
 
 

@@ -67,7 +67,7 @@ async def test_d13_closing_stores_the_cut_and_tells_the_group_and_each_entrant(
     assert (first.status, final.status) == ("closed", "running")
     assert "stage.close" in {e.action for e in entries}
     group = harness.session.sent_texts(CHAT)
-    assert any("Stage qualifying is closed. Entering the final stage: P4" in t for t in group)
+    assert any("The qualifying stage is closed. Entering the final stage: P4" in t for t in group)
     # ... and the picture of the qualifying's standings, the entrants marked at the top.
     photos = [m for m in harness.session.requests_of(SendPhoto) if m.chat_id == CHAT]
     assert [p.caption for p in photos] == [
@@ -121,7 +121,7 @@ async def test_d13_open_protests_and_points_awaiting_approval_keep_the_stage_ope
         await stages_db.add_stage(conn, world.tournament_id, stages_db.StageSpec("final", 2, 10))
     await harness.say(chief, "/stages close")
     text = harness.session.last_text(CHIEF) or ""
-    assert "Stage qualifying can't close yet" in text
+    assert "The qualifying stage can't close yet" in text
     assert "open protests (8.8) on R1-T1: decide them with /protests" in text
     assert "awaiting approval in R2-T1" in text
     assert await _entrants(db, world, 2) == {}
