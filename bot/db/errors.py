@@ -84,6 +84,15 @@ class InvalidDraft(DbError):
     """A game draft that cannot be stored (structure, unknown or unconfirmed players)."""
 
 
+class NotEntrants(InvalidDraft):
+    """Players seated at a game of a stage they are not entrants of (D13)."""
+
+    def __init__(self, names: list[str], stage: str) -> None:
+        super().__init__(f"{', '.join(names)}: not among the entrants of the {stage} stage (D13)")
+        self.names = names
+        self.stage = stage
+
+
 class DuplicateTable(DbError):
     def __init__(self, round_no: int, table_no: int, game_id: int) -> None:
         super().__init__(f"round {round_no}, table {table_no} already has game {game_id}")

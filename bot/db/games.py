@@ -18,7 +18,14 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
 from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
-from bot.db.errors import AlreadyDecided, DuplicateTable, GameAnnulled, InvalidDraft, NotFound
+from bot.db.errors import (
+    AlreadyDecided,
+    DuplicateTable,
+    GameAnnulled,
+    InvalidDraft,
+    NotEntrants,
+    NotFound,
+)
 from bot.db.timeutil import from_ts, opt_from_ts, to_ts, ts_or_now
 from scoring.judging import APPROVAL_THRESHOLD, needs_approval
 from scoring.model import PENALTY_RULES, ROLE_COUNTS, SEAT_NUMBERS, SEATS, Result, Role
@@ -432,8 +439,7 @@ async def _check_entrants(
     ids = json.dumps([s.player_id for s in draft.seats])
     rows = await fetch_all(conn, _STRANGERS_SQL, (tournament_id, stage, ids))
     if rows:
-        names = ", ".join(r[0] for r in rows)
-        raise InvalidDraft(f"{names}: not among the entrants of the {rows[0][1]} stage (D13)")
+        raise NotEntrants([str(r[0]) for r in rows], str(rows[0][1]))
 
 
 def _game_values(draft: GameDraft) -> tuple[Any, ...]:

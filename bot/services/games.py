@@ -35,6 +35,7 @@ from bot.db.errors import (
     InvalidDraft,
     InvalidNickname,
     NicknameTaken,
+    NotEntrants,
     NotFound,
     PlayerHasGames,
     UserAlreadyPlayer,
@@ -50,6 +51,7 @@ from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating_rounds import round_saved
 from bot.services.stored_plans import accepted_plan
+from bot.standings_text import stage_name
 from scoring import Role, protocol
 from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
 
@@ -135,6 +137,12 @@ async def save_game(
         )
     except (GameAnnulled, NotFound):
         return Gone(N_("This game was annulled meanwhile; the correction was not saved."))
+    except NotEntrants as exc:
+        return Refusal(
+            N_("Not saved: not among the entrants of the {stage} stage: {players} (the "
+               "chief judge may have just replaced one). Seat the table again on the card."),
+            {"players": html_text(", ".join(exc.names)), "stage": html_text(stage_name(exc.stage))},
+        )
     except InvalidDraft as exc:
         return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
     await acknowledge(record)

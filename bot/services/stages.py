@@ -476,17 +476,29 @@ async def seating_entrants(
         return await stages_db.seating_entrants(conn, tournament_id, game_id)
 
 
-async def round_refusal(db: Database, tournament_id: int, round_no: int) -> Refusal | None:
-    """A new game of a later stage can't take a round of an earlier one (D13): the
-    stage's rounds come after theirs, as its seating plan numbers them."""
+async def _first_round(db: Database, tournament_id: int) -> tuple[StageRow | None, int]:
+    """The current stage (None while the tournament is one stage or in its first) and
+    the first round its games may take: after every earlier stage's rounds (D13)."""
     async with db.read() as conn:
         current = stages_db.current_stage(await stages_db.list_stages(conn, tournament_id))
         if current is None or current.number == 1:
-            return None
+            return None, 1
         last = await stages_db.last_rounds(conn, tournament_id)
-    earlier = max((r for n, r in last.items() if n < current.number), default=0)
-    if round_no > earlier:
+    return current, max((r for n, r in last.items() if n < current.number), default=0) + 1
+
+
+async def first_round(db: Database, tournament_id: int) -> int:
+    """The first round a new game of the current stage may take (D13)."""
+    return (await _first_round(db, tournament_id))[1]
+
+
+async def round_refusal(db: Database, tournament_id: int, round_no: int) -> Refusal | None:
+    """A new game of a later stage can't take a round of an earlier one (D13): the
+    stage's rounds come after theirs, as its seating plan numbers them."""
+    current, first = await _first_round(db, tournament_id)
+    if current is None or round_no >= first:
         return None
+    earlier = first - 1
     return Refusal(
         N_(
             "Round {round} belongs to an earlier stage. The {stage} stage's rounds come "

@@ -193,3 +193,41 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
         assert isinstance(saved, GameRecord)
     assert [record.best_move for record in told] == [(2, 3)]
     assert [game.best_move for game in await world.games()] == [(2, 3)]
+
+
+async def test_d13_a_stale_card_seating_a_non_entrant_is_told_in_the_judges_words(
+    harness: BotHarness, db: Database
+) -> None:
+    """D13: the final's entrants changed while a card was open (Kilo is not one): its
+    Save is refused naming the player and the stage in the judge's language, without
+    the rule's internal id, and nothing is stored."""
+    from bot.db import stages as stages_db
+    from bot.db.stages import StageSpec
+
+    world = await World.create(harness, db)
+    async with db.transaction() as conn:
+        first = await stages_db.add_stage(conn, world.tid, StageSpec("qualifying", 10, None))
+        await stages_db.set_status(conn, first.id, "closed")
+        final = await stages_db.add_stage(
+            conn, world.tid, StageSpec("final", 2, 10), status="running"
+        )
+        for pid in world.pids[1:11]:
+            await stages_db.add_entrant(conn, final.id, pid, "cut")
+    rt = runtime(harness, db)
+
+    async def acknowledge(record: GameRecord) -> None:
+        raise AssertionError("nothing is saved")
+
+    for locale, said in (
+        ("en", "Not saved: not among the entrants of the final stage: Alpha"),
+        ("ru", "Не сохранено: не среди участников этапа «финал»: Alpha"),
+    ):
+        with rt.i18n.context(), rt.i18n.use_locale(locale):
+            refused = await save_game(
+                rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, summary="line", acknowledge=acknowledge,
+            )
+            assert isinstance(refused, Refusal)
+            assert refused.text().startswith(said), refused.text()
+            assert "D13" not in refused.text()
+    assert await world.games() == []

@@ -73,6 +73,9 @@ async def test_d13_a_new_final_game_takes_no_round_of_the_qualifying(
     await _final_of_ten(world)
     judge = world.judge()
     await judge.start()
+    # The buttons offer the final's first round, none of the qualifying's.
+    assert "Round 3, table 1" in judge.labels()
+    assert not any(label.startswith(("Round 1,", "Round 2,")) for label in judge.labels())
     await judge.say("2 1")
     assert (
         "Round 2 belongs to an earlier stage. The final stage's rounds come after round 2: "

@@ -62,8 +62,11 @@ async def load(ctx: Ctx, d: Draft, view: View) -> None:
     own = [] if last is None else [(last[0] + 1, last[1])]
     own = [p for p in own if p not in played and (not view.planned or p in view.planned)]
     unplayed = [pair for pair in sorted(view.planned) if pair not in played]
-    for pair in [*own, *unplayed[:3], *free_tables(stored)]:
-        if pair not in found:
+    # A later stage's games take rounds after the earlier stages' (D13).
+    first = await stages.first_round(ctx.db, d.tid) if d.mode == "new" else 1
+    later = [game for game in stored if game[1] >= first]
+    for pair in [*own, *unplayed[:3], *free_tables(later), (first, 1)]:
+        if pair not in found and pair[0] >= first:
             found.append(pair)
     view.suggestions = found[:3]
 
