@@ -34,6 +34,7 @@ from bot.markup import html_text
 from bot.names import quoted_title
 from bot.publishing import Publisher
 from bot.services import Refusal
+from bot.services import stages as stages_service
 from bot.services import tournaments as service
 from bot.services.records import (
     CHIEF,
@@ -41,6 +42,7 @@ from bot.services.records import (
     JUDGE,
     LANGUAGES,
     Database,
+    StageRow,
     TournamentRow,
     utcnow,
 )
@@ -57,6 +59,7 @@ from handlers.filters import (
     answer_refusal,
     picker,
 )
+from handlers.stages import stage_line
 from scoring import b_value
 
 log = logging.getLogger(__name__)
@@ -407,6 +410,7 @@ async def card(
             "Distance: {distance} games per player (8.6.1), B = {b}",
             tournament.distance,
         ).format(distance=tournament.distance, b=b_value(tournament.distance)),
+        *_stage_lines(await stages_service.stages_of(db, tournament)),
         _("Chief judge: {names}").format(
             names=", ".join(staff.names[m.user_id] for m in staff.of(CHIEF))
         ),
@@ -418,6 +422,12 @@ async def card(
     ]
     chief = staff.is_chief(viewer_id) and tournament.status != "finished"
     return "\n".join(lines), card_buttons(tournament, found.pending) if chief else None
+
+
+def _stage_lines(rows: list[StageRow]) -> list[str]:
+    """A tournament of stages: each with its own games per player (D13, D14); the
+    distance above is the first stage's."""
+    return [_("Stages (/stages):"), *(stage_line(row) for row in rows)] if rows else []
 
 
 def card_buttons(tournament: TournamentRow, pending: int) -> InlineKeyboardMarkup:

@@ -145,3 +145,17 @@ async def test_d14_finishing_counts_the_final_s_games_of_its_entrants_only(
         f"P{n}" for n in ENTRANTS
     )
     assert all(name.endswith(" — 1") for name in short.split(", "))
+
+
+async def test_d14_the_tournament_card_lists_each_stage_with_its_own_games(
+    harness: BotHarness, db: Database
+) -> None:
+    """D13, D14: the /tournament card of a tournament of stages names each stage with
+    its games per player, not only the first stage's distance."""
+    await make_world(db)
+    chief = harness.user(CHIEF, "Chief", language_code="en")
+    await harness.say(chief, "/stages add final games=4 entrants=10 hidden=on", chat_id=CHAT)
+    await harness.say(chief, "/tournament", chat_id=CHAT)
+    text = harness.session.last_text(CHAT) or ""
+    assert "Stages (/stages):" in text
+    assert "2. <b>final</b>: 4 games a player, top 10" in text, text
