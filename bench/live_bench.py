@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import aiohttp
-from aiogram import Bot
+from aiogram import Bot, Dispatcher
 from aiohttp import web
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +96,25 @@ async def judge(http: aiohttp.ClientSession, user: int, token: str, seconds: flo
             raise RuntimeError(f"table of judge {user}: {r.status} {body}")
 
 
+async def serve_live(settings: Settings, dp: Dispatcher) -> tuple[web.AppRunner, int]:
+    """The bot's aiohttp app with the live protocol's pages, on a free loopback port
+    (``runner.cleanup()`` stops it)."""
+    app = create_app(settings, started=time.monotonic(), mode="polling")
+    telegram = Bot(TOKEN)
+    add_live(app, live_runtime(dp, telegram, token=TOKEN, max_age=86400,
+                               base_url="https://bench.example.org"))
+
+    async def close_bot(_app: web.Application) -> None:
+        await telegram.session.close()
+
+    app.on_cleanup.append(close_bot)  # the runner's cleanup closes the bot's session
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+
 async def run(tables: int, seconds: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         db = await Database.open(Path(tmp) / "bench.sqlite3")
@@ -103,15 +122,7 @@ async def run(tables: int, seconds: float) -> dict[str, float]:
                             standings_debounce=0)
         dp = build_dispatcher(db, settings)
         drafts = await seed(db, tables)
-        app = create_app(settings, started=time.monotonic(), mode="polling")
-        bot_ = Bot(TOKEN)
-        add_live(app, live_runtime(dp, bot_, token=TOKEN, max_age=86400,
-                     base_url="https://bench.example.org"))
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await serve_live(settings, dp)
         latencies: list[float] = []
         try:
             connector = aiohttp.TCPConnector(limit=tables * 2)
@@ -123,7 +134,6 @@ async def run(tables: int, seconds: float) -> dict[str, float]:
             stored = await db.fetchval("SELECT count(*) FROM live_events")
         finally:
             await runner.cleanup()
-            await bot_.session.close()
             await db.close()
     latencies.sort()
     return {

@@ -19,26 +19,20 @@ import asyncio
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-from aiogram import Bot
-from aiohttp import web
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.app import build_dispatcher, live_runtime  # noqa: E402
+from bot.app import build_dispatcher  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from bot.services import live  # noqa: E402
-from bot.web import create_app  # noqa: E402
-from bot.webapp import add_live  # noqa: E402
 from tests.browser.page import Browser  # noqa: E402
 from tests.support.webapp import sign_init_data  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from live_bench import TOKEN, seed  # noqa: E402
+from live_bench import TOKEN, seed, serve_live  # noqa: E402
 
 TARGET_MS = 1000.0
 # A game in its second day: what a reload in the middle brings back.
@@ -88,15 +82,7 @@ async def run(loads: int) -> dict[str, list[float]]:
         dp = build_dispatcher(db, settings)
         [(judge, token)] = await seed(db, 1)
         draft = await live.judged(db, token, judge)
-        app = create_app(settings, started=time.monotonic(), mode="polling")
-        bot_ = Bot(TOKEN)
-        add_live(app, live_runtime(dp, bot_, token=TOKEN, max_age=86400,
-                     base_url="https://bench.example.org"))
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await serve_live(settings, dp)
         try:
             assert isinstance(draft, live.LiveDraft), draft
             done = await live.append_events(
@@ -109,7 +95,6 @@ async def run(loads: int) -> dict[str, list[float]]:
                 Path(tmp) / "chromium")
         finally:
             await runner.cleanup()
-            await bot_.session.close()
             await db.close()
 
 
