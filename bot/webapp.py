@@ -15,6 +15,7 @@ shows the Mini App in a frame).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -292,6 +293,25 @@ async def caller(rt: LiveRuntime, request: web.Request) -> Caller:
     return Caller(data.user.id, locale, found)
 
 
+JudgeHandler = Callable[[web.Request, LiveRuntime, Caller], Awaitable[web.Response]]
+
+
+def _for_judge(handler: JudgeHandler) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """An API handler for the draft's judge: who asks is checked first (``caller``), and
+    a refusal answers before the handler runs."""
+
+    @functools.wraps(handler)
+    async def checked(request: web.Request) -> web.Response:
+        rt = request.app[LIVE]
+        try:
+            who = await caller(rt, request)
+        except _Denied as denied:
+            return denied.response
+        return await handler(request, rt, who)
+
+    return checked
+
+
 def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
     status = 422
     if isinstance(refusal, use_cases.Unknown):
@@ -314,12 +334,8 @@ def _protocol_refusal(refusal: rules.Refusal) -> str:
 # -- the API -------------------------------------------------------------------------------
 
 
-async def get_live(request: web.Request) -> web.Response:
-    rt = request.app[LIVE]
-    try:
-        who = await caller(rt, request)
-    except _Denied as denied:
-        return denied.response
+@_for_judge
+async def get_live(request: web.Request, rt: LiveRuntime, who: Caller) -> web.Response:
     s = await use_cases.snapshot(rt.db, who.draft)
     with use_language(rt.i18n, who.locale):
         texts = {key: str(text) for key, text in TEXTS.items()}
@@ -368,12 +384,8 @@ async def _json_body(request: web.Request) -> Any:
         return None
 
 
-async def post_events(request: web.Request) -> web.Response:
-    rt = request.app[LIVE]
-    try:
-        who = await caller(rt, request)
-    except _Denied as denied:
-        return denied.response
+@_for_judge
+async def post_events(request: web.Request, rt: LiveRuntime, who: Caller) -> web.Response:
     try:
         body = await _json_body(request)
     except _TooBig:
@@ -411,12 +423,8 @@ def _problem_text(problem: Problem | use_cases.NotReady) -> str:
     return Issue.of(problem).text()
 
 
-async def get_review(request: web.Request) -> web.Response:
-    rt = request.app[LIVE]
-    try:
-        who = await caller(rt, request)
-    except _Denied as denied:
-        return denied.response
+@_for_judge
+async def get_review(request: web.Request, rt: LiveRuntime, who: Caller) -> web.Response:
     s = await use_cases.snapshot(rt.db, who.draft)
     reviewed = await _review(rt, s)
     with use_language(rt.i18n, who.locale):
@@ -431,12 +439,8 @@ async def get_review(request: web.Request) -> web.Response:
     return web.json_response({"seats": seats, "problems": problems})
 
 
-async def post_save(request: web.Request) -> web.Response:
-    rt = request.app[LIVE]
-    try:
-        who = await caller(rt, request)
-    except _Denied as denied:
-        return denied.response
+@_for_judge
+async def post_save(request: web.Request, rt: LiveRuntime, who: Caller) -> web.Response:
     async with use_cases.entering(who.draft):  # no event comes between read and save
         return await _save(rt, who)
 
