@@ -391,6 +391,13 @@ def _offer_lines(view: PlanView, *, offered: bool = True) -> list[str]:
     lines += ["", quality_text(view.plan, view.seed)]
     if offered:
         lines += _ways_lines(view)
+    return lines + _players_lines(view)
+
+
+def _players_lines(view: PlanView) -> list[str]:
+    """Whom the plan affects: players with a game fewer, withdrawn players whose seats
+    substitutes play, players whose seats change."""
+    lines: list[str] = []
     if view.fewer:
         names = ", ".join(html_text(n) for n in view.fewer[:NAMES_LISTED])
         lines += [
