@@ -36,7 +36,15 @@ def database_facts(db_path: Path) -> dict[str, Any]:
         facts["seconds_since_last_update"] = (
             None if last is None else max(0, int(time.time()) - int(last))
         )
-        facts["outbox_backlog"] = int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
+        if version >= 14:  # set-aside rows wait for the chief judge, not for Telegram
+            backlog, aside = conn.execute(
+                "SELECT count(*) FILTER (WHERE set_aside IS NULL),"
+                " count(*) FILTER (WHERE set_aside IS NOT NULL) FROM outbox"
+            ).fetchone()
+            facts["outbox_set_aside"] = int(aside)
+        else:
+            backlog = conn.execute("SELECT count(*) FROM outbox").fetchone()[0]
+        facts["outbox_backlog"] = int(backlog)
     except sqlite3.Error as error:
         return {**facts, "database_ok": False, "error": str(error)}
     finally:

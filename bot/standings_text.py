@@ -151,16 +151,22 @@ def carried_note(stage: StageView) -> str | None:
     )
 
 
-def hidden_lines(standings: Standings) -> list[str]:
-    """D17: games played, no points or places; by nickname, so the order tells nothing."""
+def hidden_lines(standings: Standings, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """D17: games played, no points or places; by nickname, so the order tells nothing.
+    At most ``limit`` characters: the rest is counted in a last line."""
     rows = sorted(standings.rows, key=lambda row: row.player.casefold())
     width = max((display_width(row.player) for row in rows), default=1)
     width = min(width, NAME_WIDTH)
     lines = [html_text(f"{fit(row.player, width)} {row.games}") for row in rows]
-    return [
-        _("The standings of this stage are hidden until it ends. Games played:"),
-        "<pre>" + "\n".join(lines) + "</pre>",
-    ]
+    intro = _("The standings of this stage are hidden until it ends. Games played:")
+    shown = len(lines)
+    while True:
+        block = [intro, "<pre>" + "\n".join(lines[:shown]) + "</pre>"]
+        if shown < len(lines):
+            block.append(_("…and {count} more: /rating all").format(count=len(lines) - shown))
+        if utf16_len("\n".join(block)) <= limit or shown <= 1:
+            return block
+        shown -= 1
 
 
 def hidden(stage: StageView | None) -> bool:
@@ -198,17 +204,19 @@ def live_message(
     if not rows:
         return head + "\n" + _("No games counted yet.")
     if hidden(stage):
-        return "\n".join([head, *hidden_lines(standings)])
+        return "\n".join([head, *hidden_lines(standings, limit - utf16_len(head) - 1)])
     notes = []
     carried = None if stage is None else carried_note(stage)
     if carried is not None:
         notes.append(carried)
+    # The notes' lists of games take at most half the message; the table the rest.
+    budget = limit // 2
     if pending:
-        notes.append(pending_note(pending))
+        notes.append(pending_note(pending, budget))
     elif standings.pending_games:
         notes.append(
             _("Not counted until the chief judge approves the judge's points (8.4.3): {games}")
-            .format(games=", ".join(standings.pending_games))
+            .format(games=listed(standings.pending_games, budget))
         )
     if lot_due and standings.ties():
         notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5)."))
@@ -250,7 +258,21 @@ def _sort_key(code: str) -> tuple[int, int, str]:
     return (int(found[1]), int(found[2]), code) if found else (0, 0, code)
 
 
-def pending_note(pending: Mapping[str, PendingGame]) -> str:
+def listed(items: Sequence[str], budget: int | None = None) -> str:
+    """``items`` joined by commas; past ``budget`` characters the rest are counted."""
+    if budget is None or utf16_len(", ".join(items)) <= budget:
+        return ", ".join(items)
+    shown, size = 0, 0
+    for item in items:
+        size += utf16_len(item) + 2
+        if size > budget - 40 and shown:  # room for the count
+            break
+        shown += 1
+    more = _("…and {count} more").format(count=len(items) - shown)
+    return ", ".join([*items[:shown], more])
+
+
+def pending_note(pending: Mapping[str, PendingGame], budget: int | None = None) -> str:
     items = []
     for game in sorted(pending.values(), key=lambda g: _sort_key(g.code)):
         reasons = []
@@ -261,7 +283,7 @@ def pending_note(pending: Mapping[str, PendingGame]) -> str:
     return _(
         "⏳ Pending games included: {count} — {games}. Players marked {mark} played in them; "
         "their points may still change."
-    ).format(count=len(pending), games=", ".join(items), mark=PENDING_MARK)
+    ).format(count=len(pending), games=listed(items, budget), mark=PENDING_MARK)
 
 
 def ties_note() -> str:

@@ -33,7 +33,9 @@ from bot.localtime import valid_timezone, zone_label
 from bot.markup import html_text
 from bot.names import quoted_title
 from bot.publishing import Publisher
+from bot.publishing.refusals import explained
 from bot.services import Refusal
+from bot.services import set_aside as set_aside_service
 from bot.services import stages as stages_service
 from bot.services import tournaments as service
 from bot.services.records import (
@@ -47,6 +49,7 @@ from bot.services.records import (
     utcnow,
 )
 from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
+from bot.services.set_aside import SetAside
 from bot.services.tournaments import Unsettled
 from handlers.callbacks import Code, RowId, Zone
 from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
@@ -378,11 +381,14 @@ async def language_chosen(
 # -- the /tournament card -----------------------------------------------------------------
 
 
-TournamentVerb = Literal["start", "finish", "finish_yes", "finish_anyway", "back", "apps"]
+TournamentVerb = Literal[
+    "start", "finish", "finish_yes", "finish_anyway", "back", "apps", "repost"
+]
 
 
 class TournamentAction(CallbackData, prefix="ta"):
-    """Chief judge's buttons on the card: start, finish (then yes / back), applications."""
+    """Chief judge's buttons on the card: start, finish (then yes / back), applications,
+    post again what the group was refused."""
 
     action: TournamentVerb
     tournament_id: RowId
@@ -420,8 +426,33 @@ async def card(
         ),
         _("Games saved: {count}").format(count=found.saved),
     ]
-    chief = staff.is_chief(viewer_id) and tournament.status != "finished"
-    return "\n".join(lines), card_buttons(tournament, found.pending) if chief else None
+    refused = await set_aside_service.set_aside(db, tournament_id)
+    lines += set_aside_lines(refused)
+    chief = staff.is_chief(viewer_id)
+    waiting = sum(item.count for item in refused)
+    if not chief:
+        return "\n".join(lines), None
+    if tournament.status == "finished":  # what the group missed can still be posted
+        markup = InlineKeyboardMarkup(inline_keyboard=[[_repost(tournament.id, waiting)]])
+        return "\n".join(lines), markup if waiting else None
+    return "\n".join(lines), card_buttons(tournament, found.pending, waiting)
+
+
+def set_aside_lines(refused: list[SetAside]) -> list[str]:
+    """What Telegram refused to post in the group, by cause, with what fixes it."""
+    if not refused:
+        return []
+    lines = ["", _("⚠️ Not posted in the group (Telegram refused it):")]
+    for item in refused:
+        reason, fix = explained(item.cause)
+        what = ", ".join(f"{_(what)} × {count}" for what, count in item.what)
+        lines.append(f"• {what}: {reason} ({html_text(item.detail)}). {fix}")
+    lines.append(_("Once it is fixed, tap «Post again»."))
+    return lines
+
+
+def _repost(tournament_id: int, waiting: int) -> InlineKeyboardButton:
+    return _button(_("📤 Post again ({count})").format(count=waiting), "repost", tournament_id)
 
 
 def _stage_lines(rows: list[StageRow]) -> list[str]:
@@ -430,8 +461,11 @@ def _stage_lines(rows: list[StageRow]) -> list[str]:
     return [_("Stages (/stages):"), *(stage_line(row) for row in rows)] if rows else []
 
 
-def card_buttons(tournament: TournamentRow, pending: int) -> InlineKeyboardMarkup:
-    """The chief judge's: Start (before it runs), Finish, the applications waiting."""
+def card_buttons(
+    tournament: TournamentRow, pending: int, waiting: int = 0
+) -> InlineKeyboardMarkup:
+    """The chief judge's: Start (before it runs), Finish, the applications waiting,
+    Post again (what the group was refused)."""
     buttons = []
     if tournament.status == "registration":
         buttons.append(_button(_("▶️ Start"), "start", tournament.id))
@@ -441,6 +475,8 @@ def card_buttons(tournament: TournamentRow, pending: int) -> InlineKeyboardMarku
         rows.append(
             [_button(_("Applications ({count})").format(count=pending), "apps", tournament.id)]
         )
+    if waiting:
+        rows.append([_repost(tournament.id, waiting)])
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
@@ -520,6 +556,27 @@ async def change_status(
     await _refresh_card(callback, db, tournament.id)
     if not isinstance(done, Refusal):
         await done.follow_up.run(bot)
+
+
+@router.callback_query(TournamentAction.filter(F.action == "repost"), ChiefJudge(finished=True))
+async def post_again(
+    callback: CallbackQuery, tournament: TournamentRow, db: Database, bot: Bot,
+    publisher: Publisher,
+) -> None:
+    """What Telegram refused goes to the group again; refused again, it is set aside
+    again (and he is told again)."""
+    taken, follow_up = await set_aside_service.post_again(
+        db, publisher, tournament.id, callback.from_user.id
+    )
+    if not taken:
+        await callback.answer(_("Nothing waits to be posted in the group."))
+    else:
+        await callback.answer(_(
+            "Posting {count} item in the group again.",
+            "Posting {count} items in the group again.", taken,
+        ).format(count=taken))
+        await follow_up.run(bot)
+    await _refresh_card(callback, db, tournament.id)
 
 
 @router.callback_query(TournamentAction.filter(F.action == "finish"), ChiefJudge(finished=True))

@@ -241,7 +241,7 @@ async def test_busy_chat_does_not_delay_unqueued_requests() -> None:
         bot.get_updates(),
     ):
         _, elapsed = await timed(call)
-        assert elapsed < 0.05
+        assert elapsed < 5  # not queued behind the group's ~10 s window (a busy machine is slow)
 
     # Cancelling queued sends releases everything: nothing half-sent, no deadlock.
     for task in backlog:

@@ -587,6 +587,57 @@ CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
 """
 
 
+# Version 14: what Telegram refuses for good is set aside, not retried in a loop
+# (README, "Reliability and speed"): ``set_aside`` names the cause (``bot.publishing.
+# refusals``), ``detail`` Telegram's words; such rows wait for the chief judge's "Post
+# again". A ``picture`` row is a round's standings picture posted in a smaller form (the
+# standings' text) and still owed as a picture. ``post_failures_told`` keeps which causes
+# the chief judges heard of, so each is told once until the items are posted again.
+_V14_SET_ASIDE = """
+CREATE TABLE outbox_v14 (
+    id            INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    kind          TEXT    NOT NULL CHECK (kind IN ('result', 'note', 'standings', 'seating',
+                                                   'seat', 'final', 'cut', 'picture')),
+    game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+    text          TEXT    CHECK (length(text) >= 1),
+    round         INTEGER CHECK (round >= 1),
+    player_id     INTEGER REFERENCES players (id) ON DELETE CASCADE,
+    user_id       INTEGER,
+    changed       INTEGER NOT NULL DEFAULT 0 CHECK (changed IN (0, 1)),
+    created_at    INTEGER NOT NULL,
+    text_posted   INTEGER NOT NULL DEFAULT 0 CHECK (text_posted IN (0, 1)),
+    stage         INTEGER CHECK (stage >= 1),
+    set_aside     TEXT    CHECK (length(set_aside) BETWEEN 1 AND 32),
+    detail        TEXT    CHECK (length(detail) <= 500),
+    set_aside_at  INTEGER,
+    CHECK ((kind = 'result') = (game_id IS NOT NULL)),
+    CHECK (kind <> 'note' OR text IS NOT NULL),
+    CHECK (kind NOT IN ('standings', 'seating', 'seat', 'final', 'cut', 'picture')
+           OR text IS NULL),
+    CHECK ((kind IN ('seating', 'seat', 'picture')) = (round IS NOT NULL)),
+    CHECK ((kind = 'seat') = (user_id IS NOT NULL AND player_id IS NOT NULL)),
+    CHECK (changed = 0 OR kind IN ('seating', 'seat')),
+    CHECK ((kind = 'cut') = (stage IS NOT NULL)),
+    CHECK ((set_aside IS NULL) = (set_aside_at IS NULL))
+);
+INSERT INTO outbox_v14 (id, tournament_id, kind, game_id, text, round, player_id, user_id,
+                        changed, created_at, text_posted, stage)
+    SELECT id, tournament_id, kind, game_id, text, round, player_id, user_id, changed,
+           created_at, text_posted, stage FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_v14 RENAME TO outbox;
+CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
+
+CREATE TABLE post_failures_told (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    cause         TEXT    NOT NULL CHECK (length(cause) BETWEEN 1 AND 32),
+    told_at       INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, cause)
+) WITHOUT ROWID;
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -601,6 +652,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V11_STAGE_LOTS_AND_FINAL_POST,
     _V12_LIVE_DRAFTS,
     _V13_CUT_PICTURE,
+    _V14_SET_ASIDE,
 )
 LATEST = len(MIGRATIONS)
 

@@ -12,12 +12,19 @@ seating. Both are drawn from the accepted plan when posted (``changed``: a re-pl
 changed what was told already). A ``final`` row is the group's post of the final
 standings when the last stage ends (D16), a ``cut`` row the picture of a closed
 ``stage``'s standings with the next stage's entrants marked (D13); both drawn when posted.
+
+What Telegram refuses for good is *set aside* (``set_aside``: the cause, ``detail``:
+Telegram's words) instead of being tried again and again: such rows are no longer
+pending, and wait for the chief judge's "Post again" (``take_back``). A ``picture`` row
+is owed a round's standings picture that went out as text instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from bot.db.connection import Conn, fetch_all, insert, run
 from bot.db.timeutil import ts_or_now
@@ -29,11 +36,13 @@ SEATING = "seating"  # the group's post of a round's seating
 SEAT = "seat"  # a player's own seat in a round, privately
 FINAL = "final"  # the group's post of the final standings when the last stage ends (D16)
 CUT = "cut"  # the picture of a closed stage's standings, its entrants marked (D13)
+PICTURE = "picture"  # a round's standings picture still owed (it went out as text)
 
 _COLUMNS = (
     "id, tournament_id, kind, game_id, text, round, player_id, user_id, changed, text_posted,"
-    " stage"
+    " stage, set_aside, detail"
 )
+_LIVE = "set_aside IS NULL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +58,8 @@ class OutboxRow:
     changed: bool = False
     text_posted: bool = False  # seating: its text went out, its picture not yet
     stage: int | None = None  # cut: the stage that closed
+    set_aside: str | None = None  # the cause Telegram refused it for good, if it did
+    detail: str | None = None  # Telegram's words for that
 
 
 async def add(
@@ -114,11 +125,26 @@ async def add_seat(
 
 
 async def pending(conn: Conn, tournament_id: int) -> list[OutboxRow]:
+    """What still goes out, in order (not what was set aside)."""
     rows = await fetch_all(
         conn,
-        f"SELECT {_COLUMNS} FROM outbox WHERE tournament_id = ? ORDER BY id",
+        f"SELECT {_COLUMNS} FROM outbox WHERE tournament_id = ? AND {_LIVE} ORDER BY id",
         (tournament_id,),
     )
+    return _rows(rows)
+
+
+async def set_aside_rows(conn: Conn, tournament_id: int) -> list[OutboxRow]:
+    """What Telegram refused for good, oldest first."""
+    rows = await fetch_all(
+        conn,
+        f"SELECT {_COLUMNS} FROM outbox WHERE tournament_id = ? AND NOT {_LIVE} ORDER BY id",
+        (tournament_id,),
+    )
+    return _rows(rows)
+
+
+def _rows(rows: Sequence[Any]) -> list[OutboxRow]:
     return [
         OutboxRow(
             id=r["id"],
@@ -132,6 +158,8 @@ async def pending(conn: Conn, tournament_id: int) -> list[OutboxRow]:
             changed=bool(r["changed"]),
             text_posted=bool(r["text_posted"]),
             stage=r["stage"],
+            set_aside=r["set_aside"],
+            detail=r["detail"],
         )
         for r in rows
     ]
@@ -153,8 +181,74 @@ async def seating_waiting(
 
 
 async def tournaments_waiting(conn: Conn) -> list[int]:
-    rows = await fetch_all(conn, "SELECT DISTINCT tournament_id FROM outbox ORDER BY 1")
+    rows = await fetch_all(
+        conn, f"SELECT DISTINCT tournament_id FROM outbox WHERE {_LIVE} ORDER BY 1"
+    )
     return [r[0] for r in rows]
+
+
+async def set_aside(
+    conn: Conn, ids: Iterable[int], cause: str, detail: str, at: datetime | None = None
+) -> int:
+    """Telegram refused these rows for good: kept, no longer pending."""
+    chosen, marks = _ids(ids)
+    if not chosen:
+        return 0
+    return await run(
+        conn,
+        f"UPDATE outbox SET set_aside = ?, detail = ?, set_aside_at = ? WHERE id IN ({marks})",
+        (cause, detail[:500], ts_or_now(at), *chosen),
+    )
+
+
+async def add_set_aside(
+    conn: Conn, tournament_id: int, kind: str, cause: str, detail: str, *,
+    round_no: int | None = None, stage: int | None = None, text_posted: bool = False,
+) -> int:
+    """A picture that went out in a smaller form (or not at all), owed to the group: a
+    ``picture`` of round ``round_no``, a ``cut`` of ``stage``, a ``final`` or ``seating``
+    whose text went out (``text_posted``)."""
+    now = ts_or_now(None)
+    return await insert(
+        conn,
+        "INSERT INTO outbox (tournament_id, kind, round, stage, text_posted, created_at,"
+        " set_aside, detail, set_aside_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (tournament_id, kind, round_no, stage, int(text_posted), now, cause, detail[:500],
+         now),
+    )
+
+
+async def add_picture(conn: Conn, tournament_id: int, round_no: int) -> int:
+    """The group is to get the standings' picture of round ``round_no`` (owed)."""
+    return await insert(
+        conn,
+        "INSERT INTO outbox (tournament_id, kind, round, created_at) VALUES (?, ?, ?, ?)",
+        (tournament_id, PICTURE, round_no, ts_or_now(None)),
+    )
+
+
+async def take_back(conn: Conn, tournament_id: int) -> int:
+    """Everything set aside is pending again (the chief judge fixed the cause); the
+    causes may be told again. Returns how many rows."""
+    taken = await run(
+        conn,
+        "UPDATE outbox SET set_aside = NULL, detail = NULL, set_aside_at = NULL"
+        f" WHERE tournament_id = ? AND NOT {_LIVE}",
+        (tournament_id,),
+    )
+    await run(conn, "DELETE FROM post_failures_told WHERE tournament_id = ?", (tournament_id,))
+    return taken
+
+
+async def first_told(conn: Conn, tournament_id: int, cause: str) -> bool:
+    """Record that the chief judges hear of ``cause``; False if they did already."""
+    added = await run(
+        conn,
+        "INSERT INTO post_failures_told (tournament_id, cause, told_at) VALUES (?, ?, ?)"
+        " ON CONFLICT DO NOTHING",
+        (tournament_id, cause, ts_or_now(None)),
+    )
+    return added > 0
 
 
 def _ids(ids: Iterable[int]) -> tuple[Sequence[int], str]:
@@ -163,10 +257,11 @@ def _ids(ids: Iterable[int]) -> tuple[Sequence[int], str]:
 
 
 async def remove(conn: Conn, ids: Iterable[int]) -> int:
+    """Rows that went out (those set aside meanwhile stay)."""
     chosen, marks = _ids(ids)
     if not chosen:
         return 0
-    return await run(conn, f"DELETE FROM outbox WHERE id IN ({marks})", chosen)
+    return await run(conn, f"DELETE FROM outbox WHERE id IN ({marks}) AND {_LIVE}", chosen)
 
 
 async def texts_posted(conn: Conn, ids: Iterable[int]) -> None:

@@ -9,8 +9,9 @@ debouncing and the live standings message live in one place:
 * ``scheduler``: *when* a tournament's outbox is posted. A change starts a window of
   ``debounce`` seconds; everything arriving within it (ten tables finishing together)
   is posted once at its end. With ``debounce=0`` (tests) the caller awaits the post,
-  and changes arriving at the same moment are still coalesced. What Telegram refused
-  is tried again, waiting longer each time; ``close()`` (the dispatcher's shutdown)
+  and changes arriving at the same moment are still coalesced. What failed for a while
+  (429, 5xx, the network) is tried again, waiting longer each time, but a new change
+  never waits for that back-off; ``close()`` (the dispatcher's shutdown)
   posts whatever still waits, ``resume()`` (its start-up) what a previous run left.
 * ``posting``: *what* goes out: the results and notes in as few messages as fit; one
   live standings message per tournament, pinned when the bot may pin, edited in place
@@ -18,6 +19,12 @@ debouncing and the live standings message live in one place:
   stored, so identical content is never sent again); a picture of the standings when
   a save completes a round. Sending goes through the bot's session (``FloodControl``
   queues within Telegram's limits and waits out 429s).
+* ``refusals``: what Telegram refuses for good (no right to send photos, a text too
+  long even when split, broken markup) is set aside with its cause, the rest of the
+  outbox goes on, a smaller form is tried where one exists (a message line by line, a
+  line as plain text, a picture as the standings' text), and the chief judges hear of
+  each cause once; ``/tournament`` lists what waits and posts it again
+  (``bot.services.set_aside``).
 * ``chat_events``: the group moves or goes away: upgraded to a supergroup
   (``chat_migrated``, also FloodControl's ``on_migrate``), the bot removed (its chief
   judges are told privately, once), added back, made an admin.

@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TypeVar
 
 from aiogram import Bot
@@ -21,14 +22,29 @@ from aiogram.types import BufferedInputFile, InputMediaPhoto, MediaUnion, Messag
 from aiogram.utils.i18n import I18n
 
 from bot.db import games as games_repo
-from bot.db import outbox, players, tournaments
+from bot.db import outbox, players, staff, tournaments, users
 from bot.db import stages as stages_repo
+from bot.db.audit import audit
 from bot.db.connection import Database
-from bot.db.tournaments import TournamentRow
-from bot.i18n import caller_language, use_language
+from bot.db.tournaments import CHIEF, TournamentRow
+from bot.i18n import caller_language, locale_for, use_language
+from bot.markup import html_text
 from bot.publishing.chat_events import ChatEvents, pin_quietly
+from bot.publishing.refusals import (
+    FINAL_STANDINGS,
+    PICTURE,
+    RESULT_LINE,
+    SEATING,
+    STANDINGS_MESSAGE,
+    Refusal,
+    Refused,
+    plain_text,
+    refusal,
+    refusal_notice,
+)
+from bot.publishing.refusals import NOTE as NOTE_LINE
 from bot.publishing.seat_messages import SeatMessages
-from bot.rating_format import CAPTION_LIMIT, split_lines
+from bot.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, utf16_len
 from bot.seating_text import (
     find_round,
     plan_title,
@@ -37,6 +53,7 @@ from bot.seating_text import (
     round_seating_update,
     substitute_for,
 )
+from bot.services.notices import Notice, deliver
 from bot.services.rating import unsettled
 from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
 from bot.standings import StandingsService, lot_due
@@ -173,6 +190,11 @@ class GroupPoster:
     async def _post_group(
         self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
     ) -> bool:
+        """Each step (lines, final, standings, cuts, round picture, seatings) in order.
+
+        A step Telegram refuses for good sets its own items aside and the next step goes
+        on (``refusals``); a passing failure stops the batch, all of it kept for the next
+        try; a 403 means the bot is out of the group."""
         tournament_id = tournament.id
         if tournament.chat_id is None:
             await self._forget(rows)  # no group to post to
@@ -180,29 +202,108 @@ class GroupPoster:
         if tournament.bot_removed:
             return False  # kept until the bot is back (bot_returned publishes them)
         chat_id = tournament.chat_id
+        refused: Refused = {}
+        finals = [r for r in rows if r.kind == outbox.FINAL]
+        saved = [r.game_id for r in rows if r.game_id is not None]
+        texts = [r for r in rows if r.text]
+        # (the step, its rows, what the chief judge is told the group missed)
+        steps: list[tuple[Callable[[], Awaitable[None]], Sequence[outbox.OutboxRow], str]] = [
+            (partial(self._post_lines, bot, tournament, texts, refused), texts, RESULT_LINE),
+        ]
+        if finals:
+            steps.append((partial(self._post_final, bot, tournament, finals, refused), finals,
+                          FINAL_STANDINGS))
+        if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
+            steps.append((partial(self._update_standings, bot, tournament),
+                          [r for r in rows if r.kind == outbox.STANDINGS], STANDINGS_MESSAGE))
+        for row in rows:
+            if row.kind == outbox.CUT:
+                steps.append((partial(self._post_cut, bot, tournament, row, refused), [row],
+                              PICTURE))
+            elif row.kind == outbox.PICTURE:
+                steps.append((partial(self._owed_picture, bot, tournament, row, refused),
+                              [row], PICTURE))
+        if saved:
+            steps.append((partial(self._round_picture, bot, tournament, saved, refused), (),
+                          PICTURE))
+        seatings = [r for r in rows if r.kind == outbox.SEATING]
+        if seatings:
+            steps.append((partial(self._post_seatings, bot, tournament, seatings, refused),
+                          seatings, SEATING))
         try:
             with use_language(self._i18n, tournament.language):  # the group reads the tournament's
-                await self._post_lines(bot, chat_id, [r for r in rows if r.text])
-                finals = [r for r in rows if r.kind == outbox.FINAL]
-                if finals:
-                    await self._post_final(bot, tournament, finals)
-                if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
-                    await self._update_standings(bot, tournament)  # notes, seatings: no points
-                for cut in (r for r in rows if r.kind == outbox.CUT):
-                    await self._post_cut(bot, tournament, cut)
-                saved = [r.game_id for r in rows if r.game_id is not None]
-                if saved:
-                    await self._round_picture(bot, tournament, saved)
-                await self._post_seatings(bot, tournament, rows)
+                for step, own, what in steps:
+                    try:
+                        await step()
+                    except TelegramForbiddenError:
+                        raise
+                    except Exception as error:
+                        found = refusal(error)
+                        if found is None:
+                            raise
+                        # Set aside whole; the live standings get a row of their own.
+                        await self._set_aside(tournament_id, own, found, kind=outbox.STANDINGS
+                                              if what == STANDINGS_MESSAGE else None)
+                        refused.setdefault(found.cause, (found, what))
         except TelegramForbiddenError:
             await self._events.bot_removed(bot, chat_id)
             return False
-        except TelegramAPIError as error:
+        except (TelegramAPIError, OSError, TimeoutError) as error:
             log.warning("tournament %s: posting to chat %s failed (%s); retried later",
                         tournament_id, chat_id, error)
+            await self._tell_chiefs(bot, tournament, refused)
             return True
         await self._forget(rows)
+        await self._tell_chiefs(bot, tournament, refused)
         return False
+
+    async def _set_aside(
+        self, tournament_id: int, rows: Sequence[outbox.OutboxRow], found: Refusal,
+        *, kind: str | None = None, round_no: int | None = None, stage: int | None = None,
+        text_posted: bool = False,
+    ) -> None:
+        """Keep what Telegram refused for good, with its cause, for "Post again"
+        (``rows``, or a new row of ``kind`` when the item had none), and audit it."""
+        async with self._db.transaction() as conn:
+            if rows:
+                await outbox.set_aside(conn, (r.id for r in rows), found.cause, found.detail)
+                ids = [r.id for r in rows]
+                kinds = sorted({r.kind for r in rows})
+            elif kind is not None:
+                ids = [await outbox.add_set_aside(
+                    conn, tournament_id, kind, found.cause, found.detail, round_no=round_no,
+                    stage=stage, text_posted=text_posted,
+                )]
+                kinds = [kind]
+            else:
+                return
+            log.warning("tournament %s: Telegram refused %s for good (%s); set aside",
+                        tournament_id, kinds, found.detail)
+            await audit(
+                conn, action="post.set_aside", entity="outbox", entity_id=ids[0],
+                tournament_id=tournament_id,
+                after={"items": ids, "kinds": kinds, "cause": found.cause,
+                       "telegram": found.detail},
+            )
+
+    async def _tell_chiefs(self, bot: Bot, tournament: TournamentRow, refused: Refused) -> None:
+        """The chief judges hear of each cause once, privately, in their language."""
+        if not refused:
+            return
+        async with self._db.transaction() as conn:
+            new = [cause for cause in refused if await outbox.first_told(conn, tournament.id,
+                                                                         cause)]
+            chiefs = await staff.list_staff(conn, tournament.id, role=CHIEF) if new else []
+            profiles = await users.get_users(conn, [c.user_id for c in chiefs])
+        notices = []
+        for cause in new:
+            found, what = refused[cause]
+            for chief in chiefs:
+                locale = locale_for(profiles.get(chief.user_id))
+                with use_language(self._i18n, locale):
+                    text = refusal_notice(tournament.title, what, found.cause, found.detail)
+                notices.append(Notice(chief.user_id, text, locale))
+        await deliver(bot, notices)
 
     async def _forget(self, rows: Sequence[outbox.OutboxRow]) -> None:
         async with self._db.transaction() as conn:
@@ -218,33 +319,70 @@ class GroupPoster:
             return await send(error.migrate_to_chat_id)
 
     async def _post_lines(
-        self, bot: Bot, chat_id: int, rows: Sequence[outbox.OutboxRow]
+        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow],
+        refused: Refused,
     ) -> None:
         """Results and notes in as few messages as fit; each message's rows are marked
-        posted as soon as it went out."""
+        posted as soon as it went out. A message Telegram refuses goes again line by
+        line, a line it refuses again as plain text; a line refused even so is set
+        aside, and the lines after it go on."""
+        chat_id = tournament.chat_id
+        assert chat_id is not None
         lines = [r.text or "" for r in rows]
         done = 0
         for chunk in split_lines(lines):
-            await self._send_text(bot, chat_id, "\n".join(chunk))
-            async with self._db.transaction() as conn:
-                await outbox.texts_posted(conn, (r.id for r in rows[done : done + len(chunk)]))
+            mine = rows[done : done + len(chunk)]
             done += len(chunk)
+            try:
+                await self._send_text(bot, chat_id, "\n".join(chunk))
+            except Exception as error:
+                if refusal(error) is None:
+                    raise
+                for row, line in zip(mine, chunk, strict=True):
+                    await self._post_line(bot, tournament.id, chat_id, row, line, refused)
+                continue
+            async with self._db.transaction() as conn:
+                await outbox.texts_posted(conn, (r.id for r in mine))
 
-    async def _send_text(self, bot: Bot, chat_id: int, text: str) -> Message:
-        return await self._call(chat_id, lambda c: bot.send_message(c, text))
+    async def _post_line(
+        self, bot: Bot, tournament_id: int, chat_id: int, row: outbox.OutboxRow, line: str,
+        refused: Refused,
+    ) -> None:
+        found: Refusal | None = None
+        for text, markup in ((line, True), (plain_text(line), False)):
+            try:
+                await self._send_text(bot, chat_id, text, html=markup)
+            except Exception as error:
+                found = refusal(error)
+                if found is None:
+                    raise
+                continue
+            async with self._db.transaction() as conn:
+                await outbox.texts_posted(conn, [row.id])
+            return
+        assert found is not None
+        await self._set_aside(tournament_id, [row], found)
+        what = NOTE_LINE if row.kind == outbox.NOTE else RESULT_LINE
+        refused.setdefault(found.cause, (found, what))
 
-    async def _live_text(self, tournament: TournamentRow) -> str:
+    async def _send_text(self, bot: Bot, chat_id: int, text: str, *, html: bool = True) -> Message:
+        if html:
+            return await self._call(chat_id, lambda c: bot.send_message(c, text))
+        return await self._call(chat_id, lambda c: bot.send_message(c, text, parse_mode=None))
+
+    async def _live_text(self, tournament: TournamentRow, *, limit: int = MESSAGE_LIMIT) -> str:
         """The group's live standings message as it should read now."""
         current = await self._standings.get(tournament.id)
         found = await unsettled(self._db, tournament.id, current)
         return live_message(
             tournament.title, current.standings, pending=found.games, pending_players=found.players,
             lot_due=lot_due(tournament, current),
-            stage=current.stage,
+            stage=current.stage, limit=limit,
         )
 
     async def _post_final(
-        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
+        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow],
+        refused: Refused,
     ) -> None:
         """The last stage ended (D16): the final standings, a hidden final's shown
         (D17), as a new message that is pinned and from now on the live standings
@@ -269,13 +407,14 @@ class GroupPoster:
         if message_id is not None:  # again after a restart: pinning twice is harmless
             await pin_quietly(bot, tournament.chat_id, message_id)
         images, _shown = await self._draw(tournament)
-        caption = final_caption(tournament.title)
-        await self._call(
-            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
-        )
+        # The text is the final standings already: a refused picture needs no stand-in.
+        await self._send_picture(bot, tournament, images, final_caption(tournament.title),
+                                 None, rows, refused)
         await self._forget(rows)
 
-    async def _post_cut(self, bot: Bot, tournament: TournamentRow, row: outbox.OutboxRow) -> None:
+    async def _post_cut(
+        self, bot: Bot, tournament: TournamentRow, row: outbox.OutboxRow, refused: Refused
+    ) -> None:
         """The picture of the stage that closed (its figures shown now, D17), the next
         stage's entrants marked at the top (D13)."""
         view = (await self._standings.get(tournament.id)).stage
@@ -292,10 +431,66 @@ class GroupPoster:
         caption = cut_caption(
             tournament.title, closed.stage.id, following.stage.id, len(following.entrants)
         )
+        await self._send_picture(bot, tournament, images, caption, closed.standings, [row],
+                                 refused)
+
+    async def _owed_picture(
+        self, bot: Bot, tournament: TournamentRow, row: outbox.OutboxRow, refused: Refused
+    ) -> None:
+        """A round's picture that went out as text before (posted again by the chief
+        judge): the standings as they are now, under that round's caption."""
+        assert row.round is not None
+        if hidden((await self._standings.get(tournament.id)).stage):
+            return  # D17: a hidden stage's figures are not drawn for the group
+        images, _shown = await self._draw(tournament)
+        await self._send_picture(bot, tournament, images,
+                                 round_caption(tournament.title, row.round), None, [row],
+                                 refused)
+
+    async def _send_picture(
+        self, bot: Bot, tournament: TournamentRow, images: list[bytes], caption: str,
+        standings: Standings | None, rows: Sequence[outbox.OutboxRow], refused: Refused,
+        *, round_no: int | None = None, fallback: bool = True,
+    ) -> None:
+        """The standings' picture; refused for good, the same standings go as text
+        (``standings``, else the current ones; none when ``rows`` are a final's, whose
+        text went out) and the picture is set aside: ``rows``, or a new ``picture`` row
+        of ``round_no``."""
         assert tournament.chat_id is not None
-        await self._call(
-            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
-        )
+        try:
+            await self._call(
+                tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
+            )
+            return
+        except Exception as error:
+            found = refusal(error)
+            if found is None:
+                raise
+        final = any(r.kind == outbox.FINAL for r in rows)
+        await self._set_aside(tournament.id, rows, found,
+                              kind=outbox.PICTURE if round_no is not None else None,
+                              round_no=round_no)
+        refused.setdefault(found.cause, (found, PICTURE))
+        if final or not fallback:
+            return
+        text = await self._standings_text(tournament, caption, standings)
+        try:
+            await self._send_text(bot, tournament.chat_id, text)
+        except Exception as error:  # the stand-in refused too: it is set aside already
+            again = refusal(error)
+            if again is None:
+                raise
+            refused.setdefault(again.cause, (again, PICTURE))
+
+    async def _standings_text(
+        self, tournament: TournamentRow, caption: str, standings: Standings | None
+    ) -> str:
+        """A picture's stand-in: its caption over the standings' table, in one message."""
+        head = html_text(caption) + "\n"
+        limit = MESSAGE_LIMIT - utf16_len(head)
+        if standings is None:
+            return head + await self._live_text(tournament, limit=limit)
+        return head + live_message(tournament.title, standings, limit=limit)
 
     async def _update_standings(self, bot: Bot, tournament: TournamentRow) -> None:
         # Read again: posting the results may have followed the group to a supergroup.
@@ -331,7 +526,9 @@ class GroupPoster:
         async with self._db.transaction() as conn:
             await tournaments.set_standings_message(conn, tournament.id, message_id, digest)
 
-    async def _round_picture(self, bot: Bot, tournament: TournamentRow, saved: list[int]) -> None:
+    async def _round_picture(
+        self, bot: Bot, tournament: TournamentRow, saved: list[int], refused: Refused
+    ) -> None:
         async with self._db.read() as conn:
             tables = await games_repo.tables_by_round(conn, tournament.id)
             players_count = await players.count_players(conn, tournament.id, status="confirmed")
@@ -370,28 +567,34 @@ class GroupPoster:
             return  # D17: a hidden stage's figures are not drawn for the group
         images, _shown = await self._draw(tournament)
         caption = round_caption(tournament.title, complete)
-        assert tournament.chat_id is not None
-        await self._call(
-            tournament.chat_id, lambda c: self._send_images(bot, c, images, caption)
-        )
+        # Refused, the round's standings go as text and its picture is owed (a row).
+        await self._send_picture(bot, tournament, images, caption, None, (), refused,
+                                 round_no=complete)
         async with self._db.transaction() as conn:
             await outbox.mark_pictured(conn, tournament.id, complete)
 
     async def _post_seatings(
-        self, bot: Bot, tournament: TournamentRow, rows: Sequence[outbox.OutboxRow]
+        self, bot: Bot, tournament: TournamentRow, seatings: Sequence[outbox.OutboxRow],
+        refused: Refused,
     ) -> None:
         """Each round's seating as text and picture, from the plan accepted now (a
-        re-plan before the post is posted as it is); a row goes once its post went out."""
-        seatings = [r for r in rows if r.kind == outbox.SEATING]
-        if not seatings:
-            return
+        re-plan before the post is posted as it is); a row goes once its post went out,
+        or is set aside when Telegram refuses it for good (its text, or its picture
+        once the text went out), and the next round's goes on."""
         stored = await accepted_plan(self._db, tournament.id)
         posted: set[int] = set()
         for row in seatings:
             assert row.round is not None
             fresh = row.round not in posted  # one post a round, however many rows ask
             if fresh and stored is not None and find_round(stored.plan, row.round) is not None:
-                await self._post_seating(bot, tournament, stored.plan, row, stored.stage)
+                try:
+                    await self._post_seating(bot, tournament, stored.plan, row, stored.stage)
+                except Exception as error:
+                    found = refusal(error)
+                    if found is None:
+                        raise
+                    await self._set_aside(tournament.id, [row], found)
+                    refused.setdefault(found.cause, (found, SEATING))
             posted.add(row.round)
             await self._forget([row])
 

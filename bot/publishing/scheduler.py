@@ -34,6 +34,8 @@ class _Pending:
     version: int = 0  # changes requested
     done: int = 0  # changes posted (or given up until the next change)
     failures: int = 0  # posts in a row that left rows behind
+    retrying: bool = False  # the task waits out a back-off (not a debounce)
+    hurried: bool = False  # a new change cut that back-off short
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -63,6 +65,12 @@ class OutboxScheduler:
         pending.version += 1
         mine = pending.version
         if (self._debounce > 0 and not self._closing and not now) or defer:
+            if pending.retrying and pending.task is not None:
+                # The back-off is the failed item's: a new change goes out after its own
+                # debounce, and the failed item is tried with it.
+                pending.retrying = False
+                pending.hurried = True
+                pending.wake.set()
             self._schedule(tournament_id, pending)
             if now:
                 pending.wake.set()
@@ -117,6 +125,10 @@ class OutboxScheduler:
             if delay > 0 and not self._closing:
                 with suppress(TimeoutError):
                     await asyncio.wait_for(pending.wake.wait(), delay)
+            pending.retrying = False
+            if pending.hurried and not self._closing:
+                pending.hurried = False
+                await asyncio.sleep(self._debounce)  # the change's own window
             async with pending.lock:
                 if pending.done < pending.version:
                     await self._flush(tournament_id, pending)
@@ -137,6 +149,7 @@ class OutboxScheduler:
             backoff = min(self._retry_after * 2 ** (pending.failures - 1), MAX_RETRY_AFTER)
             pending.version += 1
             self._schedule(tournament_id, pending, delay=backoff)
+            pending.retrying = True
 
     async def _flush(self, tournament_id: int, pending: _Pending) -> None:
         """Post the tournament's outbox; what fails stays there for the next try."""

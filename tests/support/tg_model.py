@@ -296,6 +296,9 @@ class Chat:
     members: dict[int, str] = field(default_factory=dict)  # user id -> status
     member_fields: dict[int, JSON] = field(default_factory=dict)  # rights, flags
     bot_status: str = "member"  # member | administrator | left | kicked
+    # A group whose permissions (or the bot's restrictions) forbid photos: Telegram
+    # answers 400 "not enough rights to send photos to the chat".
+    photos_allowed: bool = True
     migrated_to: int | None = None
     migrated_from: int | None = None
     chat_instance: str = field(default_factory=lambda: str(secrets.randbits(62)))
@@ -1521,9 +1524,16 @@ class Telegram:
         return self._send_common(p, "sendMessage", chat, text=text, entities=entities,
                                  source=p.text("text"))
 
+    @staticmethod
+    def _check_photos(chat: Chat) -> None:
+        if chat.is_group and not chat.photos_allowed:
+            raise _bad("not enough rights to send photos to the chat")
+
     def _send_media(self, p: Params, method: str, kind: str) -> JSON:
         chat = self._chat_arg(p)
         self._check_access(chat)
+        if kind == "photo":
+            self._check_photos(chat)
         caption, entities = self._format(p.text("caption"), p.text("parse_mode"),
                                          p.obj("caption_entities"), caption=True)
         stored = self._input_file(p, p.data.get(kind), kind)
@@ -1552,6 +1562,8 @@ class Telegram:
             raise ApiError.not_emulated("albums of other media than photos or documents")
         if len(kinds) > 1:
             raise _bad("document can't be mixed with other media types")
+        if "photo" in kinds:
+            self._check_photos(chat)
         reply_to = self._reply_target(chat, p)
         prepared: list[tuple[str, str | None, list[JSON], StoredFile, JSON]] = []
         for item in media:
