@@ -35,6 +35,7 @@ from bot.db import protests as protests_repo
 from bot.db import seating as seating_repo
 from bot.db import stages as stages_repo
 from bot.db import tournaments, users
+from bot.db.audit import AuditEntry, audit_entries
 from bot.db.connection import Database
 from bot.db.errors import NotFound
 from bot.db.games import GameRecord
@@ -109,6 +110,9 @@ class ExportData:
     staged: StagedStandings | None = None
     # The live protocol's commands of games saved from the Mini App, by game code.
     events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # What was done to the tournament, oldest first (games, staff, protests, posts
+    # Telegram refused and posted again).
+    audit: tuple[AuditEntry, ...] = ()
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -136,6 +140,9 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         )
         counted = {g.id: g.code for g in games if g.status != "annulled"}
         events = await live_repo.commands_of_games(conn, list(counted))
+        log = tuple(reversed(await audit_entries(conn, tournament_id, limit=-1)))
+        actors = {e.actor_id for e in log if e.actor_id is not None} - set(people)
+        people |= await users.get_users(conn, actors)
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
     staged = None
     if stages:
@@ -156,6 +163,7 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         lots=lots if stages else {},
         staged=staged,
         events={counted[game_id]: commands for game_id, commands in events.items()},
+        audit=log,
     )
 
 
@@ -264,6 +272,24 @@ def standings_csv(data: ExportData) -> bytes:
         for row in _standing_values(data)
     )
     return _csv([list(CSV_COLUMNS), *values])
+
+
+AUDIT_COLUMNS = ("at", "action", "by", "entity", "entity_id", "before", "after")
+
+
+def audit_csv(data: ExportData) -> bytes:
+    """The tournament's audit log: who did what when (its local time), with the values
+    before and after as JSON; a post Telegram refused is ``post.set_aside``."""
+    tz = data.tournament.timezone
+    rows: list[list[Any]] = [list(AUDIT_COLUMNS)]
+    for entry in data.audit:
+        by = "" if entry.actor_id is None else _person(data.people, entry.actor_id)
+        rows.append([
+            _when(entry.at, tz), entry.action, by, entry.entity, entry.entity_id or "",
+            "" if entry.before is None else json.dumps(entry.before, ensure_ascii=False),
+            "" if entry.after is None else json.dumps(entry.after, ensure_ascii=False),
+        ])
+    return _csv(rows)
 
 
 def seating_csv(plan: StoredPlan) -> bytes:
@@ -584,6 +610,7 @@ def export_files(data: ExportData) -> list[ExportFile]:
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         ),
         ExportFile(f"protocols-{n}.md", protocols_md(data), "text/markdown"),
+        ExportFile(f"audit-{n}.csv", audit_csv(data), "text/csv"),
     ]
     if data.plan is not None:
         files.append(ExportFile(f"seating-{n}.csv", seating_csv(data.plan), "text/csv"))
@@ -591,7 +618,7 @@ def export_files(data: ExportData) -> list[ExportFile]:
 
 
 async def build_export(db: Database, tournament_id: int) -> list[ExportFile]:
-    """The files (four, five with a seating plan), in the caller's language (a handler's
+    """The files (five, six with a seating plan), in the caller's language (a handler's
     i18n context)."""
     return export_files(await load_export(db, tournament_id))
 

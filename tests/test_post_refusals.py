@@ -11,6 +11,8 @@ and broken markup are refused as Telegram refuses them.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -22,6 +24,7 @@ from aiogram.methods import EditMessageText, SendMessage, SendPhoto
 
 from bot.db import audit, outbox
 from bot.db.connection import Database
+from bot.export import build_export
 from bot.publishing import Publisher
 from bot.publishing.refusals import PHOTOS, TOO_LONG, plain_text, refusal
 from bot.rating_format import utf16_len
@@ -162,6 +165,22 @@ async def test_refused_again_after_post_again_tells_the_chief_again(env: Env) ->
 
     assert taken == 1 and len(await set_aside_rows(env.db, t.id)) == 1
     assert len(env.session.sent_texts(CHIEF)) == 2  # still not fixed: he hears it again
+
+
+async def test_set_aside_items_are_in_the_export_s_audit(env: Env) -> None:
+    t, ids = await make_tournament(env.db, players_count=20)
+    forbid_photos(env)
+    await save_round(env, t.id, ids, 1)
+    await service.post_again(env.db, env.publisher, t.id, CHIEF)
+
+    with I18N.context(), I18N.use_locale("ru"):
+        files = {f.name: f.data for f in await build_export(env.db, t.id)}
+
+    rows = list(csv.DictReader(io.StringIO(files[f"audit-{t.id}.csv"].decode("utf-8-sig"))))
+    [aside] = [r for r in rows if r["action"] == "post.set_aside"]
+    assert json.loads(aside["after"])["cause"] == PHOTOS
+    assert "photos" in json.loads(aside["after"])["telegram"]
+    assert [r["action"] for r in rows][-1] == "post.again"
 
 
 async def test_set_aside_items_are_listed_by_cause(env: Env) -> None:

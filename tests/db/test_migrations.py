@@ -361,3 +361,48 @@ async def test_v13_the_outbox_keeps_what_waited_and_takes_a_closed_stage_s_pictu
             )
     finally:
         await db.close()
+
+
+async def test_v14_the_outbox_keeps_what_waited_and_sets_aside_what_telegram_refused(
+    tmp_path: Path,
+) -> None:
+    """What Telegram refuses for good is set aside, not pending; the rebuilt outbox keeps
+    every row that waited, a cut its stage, and takes a round's owed picture."""
+    from bot.db import outbox
+
+    path = tmp_path / "bot.db"
+    db = await Database.open(path, migrations=MIGRATIONS[:13])
+    await db.execute(
+        "INSERT INTO tournaments (title, distance, created_by, created_at) VALUES ('Old', 8, 1, 0)"
+    )
+    await db.execute(
+        "INSERT INTO outbox (tournament_id, kind, text, created_at) VALUES (1, 'note', 'hi', 0)"
+    )
+    await db.execute(
+        "INSERT INTO outbox (tournament_id, kind, stage, created_at) VALUES (1, 'cut', 1, 0)"
+    )
+    await db.close()
+    db = await Database.open(path)
+    try:
+        async with db.transaction() as conn:
+            rows = await outbox.pending(conn, 1)
+            assert [(r.kind, r.text, r.stage) for r in rows] == [
+                ("note", "hi", None), ("cut", None, 1)
+            ]
+            await outbox.set_aside(conn, [rows[0].id], "texts", "Bad Request: no rights")
+            await outbox.add_set_aside(conn, 1, outbox.PICTURE, "photos", "no photos",
+                                       round_no=2)
+            assert [r.kind for r in await outbox.pending(conn, 1)] == ["cut"]
+            aside = await outbox.set_aside_rows(conn, 1)
+            assert [(r.kind, r.set_aside, r.round) for r in aside] == [
+                ("note", "texts", None), ("picture", "photos", 2)
+            ]
+            assert await outbox.tournaments_waiting(conn) == [1]
+            assert await outbox.take_back(conn, 1) == 2
+            assert len(await outbox.pending(conn, 1)) == 3
+        with pytest.raises(sqlite3.IntegrityError):  # a picture names its round
+            await db.execute(
+                "INSERT INTO outbox (tournament_id, kind, created_at) VALUES (1, 'picture', 0)"
+            )
+    finally:
+        await db.close()
