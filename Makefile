@@ -54,6 +54,7 @@ bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
 	$(BIN)/python bench/stage_close_bench.py
+	$(BIN)/python bench/posting_bench.py
 	$(BIN)/python bench/live_bench.py
 	$(BIN)/python bench/page_bench.py
 
