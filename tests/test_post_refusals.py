@@ -308,3 +308,12 @@ async def _until(done: object, *, tries: int = 400) -> None:
             return
         await asyncio.sleep(0.025)
     raise AssertionError("not reached")
+
+
+def test_the_stand_in_counts_utf16_units_as_telegram() -> None:
+    """4,096 emoji are 8,192 UTF-16 units: Telegram refuses them as too long."""
+    session = RecordingSession()
+    bot = Bot(BOT_TOKEN, session=session)
+    with pytest.raises(Exception, match="message is too long"):
+        asyncio.run(bot.send_message(1, "🎲" * 4096))
+    assert asyncio.run(bot.send_message(1, "🎲" * 2048)).text == "🎲" * 2048

@@ -257,6 +257,11 @@ _bad = ApiError.bad_request
 _forbidden = ApiError.forbidden
 
 
+def _utf16_len(text: str) -> int:
+    """Telegram counts a text's length in UTF-16 code units (an emoji is two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 # ------------------------------------------------------------------------------- the world
 
 
@@ -1331,11 +1336,11 @@ class Telegram:
                 raise _bad("unsupported parse_mode") from None
         plain, ents = strip_text(plain, ents)
         if caption:
-            if len(plain) > CAPTION_LIMIT:
+            if _utf16_len(plain) > CAPTION_LIMIT:
                 raise _bad("message caption is too long")
         elif not plain:
             raise _bad("message text is empty")
-        elif len(plain) > TEXT_LIMIT:
+        elif _utf16_len(plain) > TEXT_LIMIT:
             raise _bad("message is too long")
         return plain, ents
 
