@@ -170,7 +170,17 @@ def hidden_lines(standings: Standings, limit: int = MESSAGE_LIMIT) -> list[str]:
 
 
 def hidden(stage: StageView | None) -> bool:
-    return stage is not None and stage.row.hidden and stage.row.status != "closed"
+    """D17: the current stage's figures are hidden from the group and the players."""
+    return stage is not None and stage.row.hides_figures
+
+
+def ask_in_private(stage: str, command: str) -> str:
+    """A chief judge's command that would show a hidden stage's order (its ties, its
+    cut) to the group is answered there with this instead (D17)."""
+    return _(
+        "The standings of the {stage} stage are hidden until it ends: send {command} to me "
+        "in a private chat."
+    ).format(stage=html_text(stage_name(stage)), command=command)
 
 
 # ------------------------------------------------------------- the group's live message

@@ -69,7 +69,7 @@ class LiveRuntime:
     # The card's messages to others and its result line for the group, so a game saved
     # here reads as one saved on the card (the handlers' own, given by bot.app).
     views: GameViews
-    summary_line: Callable[[int, int, Result, GameBreakdown | None], str]
+    summary_line: Callable[[int, int, Result, GameBreakdown | None, bool], str]
 
 
 LIVE = web.AppKey("live", LiveRuntime)
@@ -459,11 +459,13 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
             text = _problem_text(first)
         rule = first.rule
         return web.json_response({"error": text, "rule": rule}, status=422)
-    with use_language(rt.i18n, s.tournament.language):
-        summary = rt.summary_line(reviewed.draft.round, reviewed.draft.table_no,
-                                  reviewed.draft.result, reviewed.breakdown)
+    draft, breakdown = reviewed.draft, reviewed.breakdown
+
+    def summary(hidden: bool) -> str:  # worded by the use case: the group's language, D17
+        return rt.summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
+
     with use_language(rt.i18n, who.locale):
-        saved = await use_cases.save(rt, rt.views, s, reviewed.draft, actor=who.user_id,
+        saved = await use_cases.save(rt, rt.views, s, draft, actor=who.user_id,
                                      summary=summary)
     if isinstance(saved, Refusal):
         return _refused(rt, who.locale, saved)

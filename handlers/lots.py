@@ -21,8 +21,9 @@ from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.services.records import Database, TournamentRow
 from bot.standings import StandingsService
-from bot.standings_text import stage_name
+from bot.standings_text import ask_in_private, stage_name
 from handlers.callbacks import Code, RowId
+from handlers.chats import is_group
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,9 @@ async def lot_command(
         if not groups:
             continue
         answered += 1
+        if is_group(message) and groups[0].hidden:  # who is tied tells the order (D17)
+            await message.answer(ask_in_private(groups[0].stage_title or "", "/lot"))
+            continue
         text, markup = offer(tournament, groups)
         await message.answer(text, reply_markup=markup)
     if not answered:

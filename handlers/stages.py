@@ -28,8 +28,9 @@ from bot.services import stages as service
 from bot.services.records import Database, StageRow, StageSpec, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.standings import StandingsService
-from bot.standings_text import stage_name
+from bot.standings_text import ask_in_private, stage_name
 from handlers.callbacks import Code, RowId
+from handlers.chats import is_group
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
 
 router = Router(name="stages")
@@ -268,6 +269,9 @@ async def _close_card(
     preview = await service.close_preview(db, standings, tournament)
     if isinstance(preview, Refusal):
         await message.answer(preview.text())
+        return
+    if is_group(message) and preview.current.hides_figures:  # the cut tells the order (D17)
+        await message.answer(ask_in_private(preview.current.name, "/stages close"))
         return
     names = ", ".join(html_text(name) for name in preview.entrants)
     lines = [

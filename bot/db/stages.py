@@ -52,6 +52,12 @@ class StageRow:
     closed_at: datetime | None
 
     @property
+    def hides_figures(self) -> bool:
+        """D17: the group and the players see no points or places of this stage now: it
+        is hidden and has not ended (closing it, or finishing the tournament, shows it)."""
+        return self.hidden and self.status != "closed"
+
+    @property
     def rules(self) -> Ruleset:
         return Ruleset(
             self.games_per_player, self.compensation, Fraction(self.carry), Fraction(self.weight)
@@ -233,6 +239,17 @@ async def last_rounds(conn: Conn, tournament_id: int) -> dict[int, int]:
         (tournament_id,),
     )
     return {int(r[0]): int(r[1]) for r in rows}
+
+
+async def game_hides_figures(conn: Conn, game_id: int) -> bool:
+    """Whether the stage of game ``game_id`` hides its figures now (D17)."""
+    r = await fetch_one(
+        conn,
+        "SELECT s.* FROM games g JOIN stages s ON s.tournament_id = g.tournament_id"
+        " AND s.number = coalesce(g.stage, 1) WHERE g.id = ?",
+        (game_id,),
+    )
+    return r is not None and _row(r).hides_figures
 
 
 async def set_game_stage(conn: Conn, game_id: int, number: int | None) -> None:

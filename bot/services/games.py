@@ -27,6 +27,7 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, games, players, staff, tournaments, users
+from bot.db import stages as stages_db
 from bot.db.connection import Conn, Database
 from bot.db.errors import (
     AlreadyDecided,
@@ -74,6 +75,11 @@ class Runtime(Protocol):
     def i18n(self) -> I18n: ...
 
 
+# A saved game's result line for the group, in the current locale, given whether its
+# stage hides its figures (D17): then it names the seats without their points.
+ResultLine = Callable[[bool], str]
+
+
 class GameViews(Protocol):
     """The messages to others, in the locale current when called (HTML)."""
 
@@ -111,14 +117,15 @@ async def save_game(
     draft: GameDraft,
     correcting: int | None,
     actor: int,
-    summary: str,
+    summary: ResultLine,
     acknowledge: Callable[[GameRecord], Awaitable[None]],
 ) -> GameRecord | Refusal:
-    """Save a new game (idempotent by its ``draft_id``; the chat gets ``summary``, its
-    result line) or, with ``correcting`` (a game id), a correction of a stored game
-    (audited with before and after). A new game ends now: the protest window opens
-    (8.8.1, D11). Then the chat is updated and the chief judges are asked about
-    judge's points above 0.5 (D7)."""
+    """Save a new game (idempotent by its ``draft_id``; the chat gets its result line,
+    ``summary`` in the tournament's language, without points while its stage is hidden:
+    D17) or, with ``correcting`` (a game id), a correction of a stored game (audited
+    with before and after). A new game ends now: the protest window opens (8.8.1, D11).
+    Then the chat is updated and the chief judges are asked about judge's points above
+    0.5 (D7)."""
     refused = protocol_refusal(draft)
     if refused is not None:
         return refused
@@ -253,10 +260,11 @@ async def _save_new(
     draft: GameDraft,
     actor: int,
     ended_at: datetime,
-    summary: str,
+    summary: ResultLine,
 ) -> GameRecord:
     """Within the transaction: a Save delivered again finds its game stored and adds
-    neither an audit entry nor a second result line."""
+    neither an audit entry nor a second result line. The line's wording follows the
+    stage the game was stored in, decided here for the card and the live protocol alike."""
     fresh = await games.get_game_by_draft(conn, draft.draft_id) is None
     game_id = await games.save_game(conn, tournament_id, draft, actor, ended_at)
     record = await games.require_game(conn, game_id)
@@ -269,7 +277,11 @@ async def _save_new(
             actor,
             after=record,
         )
-        await rt.publisher.enqueue(conn, record.tournament_id, result=summary, game_id=record.id)
+        hidden = await stages_db.game_hides_figures(conn, record.id)
+        tournament = await tournaments.require_tournament(conn, record.tournament_id)
+        with rt.i18n.use_locale(tournament.language):  # the group reads the tournament's
+            line = summary(hidden)
+        await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
         await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
     return record
 
@@ -539,6 +551,7 @@ __all__ = [
     "Decision",
     "GameViews",
     "Gone",
+    "ResultLine",
     "Runtime",
     "TablePlayer",
     "add_player_at_table",

@@ -29,7 +29,7 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.games import GameViews, Runtime, save_game
+from bot.services.games import GameViews, ResultLine, Runtime, save_game
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
 from scoring import protocol as rules
 from scoring.judging import first_killed_ci
@@ -384,7 +384,7 @@ async def save(
     draft: GameDraft,
     *,
     actor: int,
-    summary: str,
+    summary: ResultLine,
     acknowledge: Callable[[GameRecord], Awaitable[None]] | None = None,
 ) -> GameRecord | Refusal:
     """The card's Save (idempotent by the card's draft_id); then the draft takes no more

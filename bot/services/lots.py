@@ -26,7 +26,7 @@ from bot.rating_format import place_labels
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
 from bot.standings import StandingsService, TournamentStandings, lot_due
-from bot.standings_text import stage_name
+from bot.standings_text import hidden, stage_name
 from scoring import InvalidGameError
 
 DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept.")
@@ -47,6 +47,7 @@ class TiedGroup:
     ids: list[int]  # their player ids, in the same order
     stage: int = 1  # the number of the stage whose lot this is (1 without stages)
     stage_title: str | None = None  # its name, shown; None without stages
+    hidden: bool = False  # its stage hides its figures now (D17): not for the group
 
     @property
     def digest(self) -> str:
@@ -93,12 +94,14 @@ def _tied(ts: TournamentStandings, ids: Mapping[str, int]) -> list[TiedGroup]:
     for label, row in zip(labels, rows, strict=True):
         by_place.setdefault(row.place, (label, []))[1].append(row.player)
     stage_of = _stage_of(ts)
+    shut = hidden(ts.stage)  # the current stage's ties; once finished, nothing is hidden
     groups = []
     for place, (label, names) in by_place.items():
         if len(names) < 2:
             continue
         number, title = stage_of.get(names[0], (1, None))
-        groups.append(TiedGroup(place, label, names, [ids.get(n, 0) for n in names], number, title))
+        found = TiedGroup(place, label, names, [ids.get(n, 0) for n in names], number, title, shut)
+        groups.append(found)
     return groups
 
 
@@ -186,7 +189,12 @@ async def draw_lot(
         text = drawn_order(group.place, lot.order, by_id)
         # The group reads the tournament's language.
         with i18n.use_locale(tournament.language):
-            if group.stage_title is None:
+            if group.hidden:  # D17: neither the places nor who shares them
+                note = _(
+                    "🎲 The chief judge drew a lot of the {stage} stage (8.7.5); its places "
+                    "are hidden until it ends."
+                ).format(stage=html_text(stage_name(group.stage_title or "")))
+            elif group.stage_title is None:
                 note = _(
                     "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
                 ).format(places=group.label, order=text)

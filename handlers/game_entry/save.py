@@ -21,7 +21,6 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.i18n import DEFAULT_LOCALE
 from bot.localtime import clock
 from bot.services import Refusal
 from bot.services.games import Gone, save_game
@@ -74,7 +73,9 @@ async def on_save(
         draft=draft,
         correcting=d.game_id if d.mode == "correct" else None,
         actor=ctx.user_id,
-        summary=await _summary(ctx, d, draft, view),
+        summary=lambda hidden: summary_line(
+            draft.round, draft.table_no, draft.result, view.breakdown, hidden
+        ),
         acknowledge=lambda record: final_card(ctx, d, record),
     )
     if isinstance(saved, Gone):
@@ -102,13 +103,6 @@ async def _ready(
     except InvalidDraft as exc:  # the engine's checks passed, so this is structure
         await callback.answer(str(exc)[:190], show_alert=True)
         return None
-
-
-async def _summary(ctx: Ctx, d: Draft, draft: GameDraft, view: View) -> str:
-    """The game's line in the tournament chat, in the tournament's language."""
-    tournament = await ctx.tournament(d.tid)
-    with ctx.i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
-        return summary_line(draft.round, draft.table_no, draft.result, view.breakdown)
 
 
 async def final_card(ctx: Ctx, d: Draft, record: GameRecord) -> None:

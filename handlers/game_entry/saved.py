@@ -52,18 +52,24 @@ def saved_text(d: Draft, view: View, head: str) -> str:
 
 
 def summary_line(
-    round_no: int, table_no: int, result: Result, breakdown: GameBreakdown | None
+    round_no: int, table_no: int, result: Result, breakdown: GameBreakdown | None, hidden: bool
 ) -> str:
-    """The short result line for the tournament chat (in the current locale)."""
+    """The short result line for the tournament chat (in the current locale). ``hidden``:
+    the game's stage hides its figures (D17), so the seats are named without points and
+    the line says nothing of judge's points awaiting approval (they are points too)."""
     line = _("Round {round}, table {table}: {result}.").format(
         round=round_no, table=table_no, result=RESULT_NAMES[result]
     )
-    if breakdown is not None:
-        points = ", ".join(
-            f"{s.seat}. {html_text(s.player)} {short_points(s.total)}"
-            for s in breakdown.seats
-        )
-        line += " " + _("Points: {points}").format(points=points)
-        if breakdown.pending:
-            line += " " + _("(judge's points above 0.5 await the chief judge's approval)")
+    if breakdown is None:
+        return line
+    if hidden:
+        seats = ", ".join(f"{s.seat}. {html_text(s.player)}" for s in breakdown.seats)
+        hidden_note = _("Seats: {seats}. The stage's points are hidden until it ends.")
+        return f"{line} {hidden_note.format(seats=seats)}"
+    points = ", ".join(
+        f"{s.seat}. {html_text(s.player)} {short_points(s.total)}" for s in breakdown.seats
+    )
+    line += " " + _("Points: {points}").format(points=points)
+    if breakdown.pending:
+        line += " " + _("(judge's points above 0.5 await the chief judge's approval)")
     return line

@@ -112,6 +112,14 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     chief.send("/rating all", group)
     hidden = await fake.wait_for_message(group, "final", after=mark, timeout=WAIT)
     assert chat_table(hidden.content) == [], hidden.content
+    # Its games' result lines name the seats, not their points.
+    posted = [line for m in fake.messages(group) for line in m.content.split("\n")]
+    for game in final:
+        seats = ", ".join(f"{n}. {name}" for n, name in enumerate(game.seats, start=1))
+        assert (
+            f"Round {game.round}, table 1: {game.result} win. Seats: {seats}. The stage's "
+            "points are hidden until it ends."
+        ) in posted, posted
 
     # Finish: every stage ends; the final standings (D16) are posted and pinned.
     card = await chief.say_in(group, "/tournament")

@@ -69,7 +69,7 @@ async def test_save_answers_the_judge_before_the_chat_and_is_idempotent(
         for _ in range(2):  # a Save delivered again
             saved = await save_game(
                 rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary="R1-T1: red win.", acknowledge=acknowledge,
+                actor=JUDGE, summary=lambda hidden: "R1-T1: red win.", acknowledge=acknowledge,
             )
             assert isinstance(saved, GameRecord)
     [game] = await world.games()
@@ -95,13 +95,13 @@ async def test_a_correction_of_a_game_annulled_meanwhile_is_refused(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         game = await save_game(
             rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-            actor=JUDGE, summary="line", acknowledge=acknowledge,
+            actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
         )
         assert isinstance(game, GameRecord)
         await annul_game(rt, game=game, actor=CHIEF, acknowledge=acknowledge)
         refused = await save_game(
             rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=30),
-            correcting=game.id, actor=CHIEF, summary="", acknowledge=acknowledge,
+            correcting=game.id, actor=CHIEF, summary=lambda hidden: "", acknowledge=acknowledge,
         )
         assert isinstance(refused, Gone)
         assert refused.text() == "This game was annulled meanwhile; the correction was not saved."
@@ -125,7 +125,7 @@ async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         game = await save_game(
             rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=60),
-            correcting=None, actor=JUDGE, summary="line", acknowledge=acknowledge,
+            correcting=None, actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
         )
     assert isinstance(game, GameRecord) and game.status == "pending"
     texts = harness.session.sent_texts(CHIEF)
@@ -180,7 +180,7 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
         for rule, forged_draft in drafts.items():
             refused = await save_game(
                 rt, NOTICES, tournament_id=world.tid, draft=forged_draft, correcting=None,
-                actor=JUDGE, summary="line", acknowledge=acknowledge,
+                actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
             )
             assert isinstance(refused, Refusal), rule
             assert refused.text().startswith(f"Not saved: {rule}: "), refused.text()
@@ -188,7 +188,7 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
         fine = forged(world, day1_voted_out=1, first_killed=5, best_move=(2, 3))
         saved = await save_game(
             rt, NOTICES, tournament_id=world.tid, draft=fine, correcting=None,
-            actor=JUDGE, summary="line", acknowledge=acknowledge,
+            actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
         )
         assert isinstance(saved, GameRecord)
     assert [record.best_move for record in told] == [(2, 3)]
@@ -225,7 +225,7 @@ async def test_d13_a_stale_card_seating_a_non_entrant_is_told_in_the_judges_word
         with rt.i18n.context(), rt.i18n.use_locale(locale):
             refused = await save_game(
                 rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary="line", acknowledge=acknowledge,
+                actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
             )
             assert isinstance(refused, Refusal)
             assert refused.text().startswith(said), refused.text()
