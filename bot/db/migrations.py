@@ -315,7 +315,7 @@ ALTER TABLE tournaments ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC'
     CHECK (length(timezone) BETWEEN 1 AND 64);
 """
 
-# Seating plans (seating-contract.md): the chief judge's offers and the accepted plan,
+# Seating plans (docs/formats.md#seating): the chief judge's offers and the accepted plan,
 # one per tournament. The request (its seed included) makes the plan again; names in it
 # and in the plan are nicknames as they were, ``player_ids`` says whose they are.
 _V5_SEATING_PLANS = """
@@ -423,7 +423,7 @@ ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
     CHECK (text_posted IN (0, 1));
 """
 
-# Version 10: the stages of a tournament (RULES.md D13-D17). A tournament without rows
+# Version 10: the stages of a tournament (docs/rules.md D13-D17). A tournament without rows
 # here is one stage over its distance, as before. Stage 1 takes all players (entrants
 # NULL); a later one the top N of the stage before, stored in stage_entrants when the
 # stage before closes. carry and weight are exact decimal strings (D3, D15). A game's
