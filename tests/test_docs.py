@@ -1,6 +1,6 @@
 """The project's own documents (README.md, docs/) work for a reader with a fresh clone:
-the example's command gives the standings it promises, and nothing points outside the
-repository."""
+the example's command gives the standings it promises, nothing points outside the
+repository, and the organiser's guide names every command the bot has."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from handlers.access import COMMANDS
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EXAMPLES = DOCS / "examples"
 # The team's reference beside the checkout (../shared): tests may read it, nothing else.
 SHARED_EXAMPLES = ROOT.parent / "shared" / "examples"
+GUIDES = (DOCS / "organiser.md", DOCS / "organiser.ru.md")
 
 
 def test_the_example_command_prints_the_expected_standings() -> None:
@@ -82,3 +85,10 @@ def test_nothing_outside_the_tests_refers_outside_the_repository() -> None:
     assert found == [], "point inside the repository instead (" + INSTEAD + "):\n" + "\n".join(
         found
     )
+
+
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda p: p.name)
+def test_the_organisers_guide_explains_every_command(guide: Path) -> None:
+    text = guide.read_text("utf-8")
+    missing = [name for name in COMMANDS if not re.search(rf"/{name}\b", text)]
+    assert missing == []
