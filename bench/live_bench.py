@@ -1,4 +1,4 @@
-"""The live protocol under a tournament's load (README, "The live protocol").
+"""The live protocol under a tournament's load (docs/development.md, "The live protocol").
 
 The bot's real aiohttp application (``bot.web.create_app`` with the live protocol's
 routes, ``bot.webapp.add_live``) on loopback, a database FILE in a temp dir: one running

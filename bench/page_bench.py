@@ -1,4 +1,4 @@
-"""The Mini App's page load (README, "The live protocol"): headless Chromium opens
+"""The Mini App's page load (docs/development.md, "The live protocol"): headless Chromium opens
 ``/app/?g=<token>`` of a live draft in the middle of a game (roles, a day, a night)
 from the bot's real aiohttp application on loopback, again and again; measured by the
 browser's own Navigation Timing: the page loaded (``loadEventEnd``) and the table drawn

@@ -35,7 +35,7 @@ ROLES = ["civilian"] * 6 + ["sheriff", "mafia", "mafia", "don"]
 
 
 def make_tournament(games: int, players: int, rng: random.Random) -> dict[str, Any]:
-    """A valid tournament: every game obeys RULES.md (checked by the command itself)."""
+    """A valid tournament: every game obeys docs/rules.md (checked by the command itself)."""
     names = [f"{rng.choice(NICKS)}-{n:04d}" for n in range(players)]
     distance = max(1, games * 10 // players)
     lot = rng.sample(names, k=min(4, players))

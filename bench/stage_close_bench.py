@@ -1,4 +1,4 @@
-"""Closing a stage (RULES.md D13) for a tournament of 100 players: how long the chief
+"""Closing a stage (docs/rules.md D13) for a tournament of 100 players: how long the chief
 judge waits.
 
 A qualifying of 10 games a player is stored (100 players, 10 rounds of 10 tables: 100

@@ -12,7 +12,7 @@ maximum over several repetitions:
   the Save's own transaction is shown apart);
 * ``breakdowns()`` of a result, the first call and a cached one (private /rating).
 
-Target: Save → recomputed standings under 50 ms at 1,000 games (README, "Reliability
+Target: Save → recomputed standings under 50 ms at 1,000 games (docs/development.md, "Reliability
 and speed").
 
     .venv/bin/python bench/standings_bench.py [--sizes 100,1000,10000] [--repeat N]

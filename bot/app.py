@@ -55,8 +55,8 @@ def create_bot(
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
     # Outermost: 5xx and network errors are tried again (each retry queues anew below).
     bot.session.middleware(ApiRetry())
-    # Every outgoing call passes Telegram's flood limits (README, "Reliability and speed");
-    # it queues, never drops.
+    # Every outgoing call passes Telegram's flood limits (docs/development.md,
+    # "Reliability and speed"); it queues, never drops.
     # A group upgraded to a supergroup: its tournaments follow (Publisher.chat_migrated).
     bot.session.middleware(FloodControl(flood_limits, on_migrate=on_migrate))
     return bot
@@ -162,7 +162,7 @@ async def run(settings: Settings, token: str) -> None:
 
 def add_live_pages(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
                    token: str) -> None:
-    """The Mini App's page and API (README, "The live protocol") beside the webhook."""
+    """The Mini App's page and API (docs/development.md, "The live protocol") beside the webhook."""
     from bot.webapp import add_live
 
     add_live(app, live_runtime(dp, bot, token=token, max_age=settings.webapp_init_max_age,

@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     telegram_api_url: str = ""
     log_level: str = "INFO"
     # Seconds to wait after a save before editing the chat's standings message, so that
-    # tables finishing together cause one edit (Telegram's limits: README, "Reliability
+    # tables finishing together cause one edit (Telegram's limits: docs/development.md, "Reliability
     # and speed").
     standings_debounce: float = Field(default=3.0, ge=0)
     # Multiplies every period of Telegram's flood limits the bot keeps (bot.flood): 1 in
@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     # 0 turns the scheduled backups off.
     backup_every_hours: float = Field(default=24.0, ge=0)
     backup_keep: int = Field(default=14, ge=1)
-    # The Mini App's public https base (README, "The live protocol"): the judge's card
+    # The Mini App's public https base (docs/development.md, "The live protocol"): the judge's card
     # gets a web_app button to ``{WEBAPP_URL}/app/``, and the HTTP server serves the page
     # and its API (in polling mode too). Empty: off, no button, no routes.
     webapp_url: str = ""

@@ -181,7 +181,7 @@ def _staged(
     return tournament_standings(engine, pairs), stage_breakdowns(stages, pairs)
 
 
-# -- JSON (scoring-contract.md) ------------------------------------------------------------
+# -- JSON (docs/formats.md) ------------------------------------------------------------
 
 
 def decimal_text(value: Fraction) -> str:

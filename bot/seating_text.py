@@ -61,7 +61,7 @@ def _esc(text: str) -> str:
 
 def plan_title(title: str, stage: str | None) -> str:
     """The title over a plan's seating: the tournament's, and the stage the plan seats
-    when the tournament has stages (RULES.md D13; round numbers run across stages)."""
+    when the tournament has stages (docs/rules.md D13; round numbers run across stages)."""
     if stage is None:
         return title
     return _("{title}: {stage} stage").format(title=title, stage=stage_name(stage))

@@ -1,5 +1,5 @@
-"""The live protocol's web side (README, "The live protocol"): the Mini App's page under
-``/app/``, its API under ``/api/live/{token}``, and the public live view.
+"""The live protocol's web side (docs/development.md, "The live protocol"): the Mini
+App's page under ``/app/``, its API under ``/api/live/{token}``, and the public live view.
 
 Handlers here parse the request, check who sends it and call the use cases of
 ``bot.services.live``; they never change anything on an error. A judge is known by

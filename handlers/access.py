@@ -1,5 +1,5 @@
 """Who may use which command and button, and in which kind of chat: the one table of
-it (README, "Who may do what"), and the outer middleware that enforces it before any
+it (docs/development.md, "Who may do what"), and the outer middleware that enforces it before any
 filter or handler sees the update.
 
 Every command and every callback family (its ``CallbackData`` prefix) has a row. The

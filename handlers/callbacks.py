@@ -1,7 +1,7 @@
 """Callback data shared between feature routers (each router keeps its own otherwise),
 and the bounded field types every ``CallbackData`` factory uses.
 
-Callback data comes from the client and can be anything (README, "Who may do what").
+Callback data comes from the client and can be anything (docs/development.md, "Who may do what").
 Bounding each field where it is parsed makes a value no keyboard can send (an id of
 10^30, an action ``maybe``) fail to unpack: the tap is then out of date (handlers.common)
 and reaches no filter, no use case and no query (SQLite's integers are 64-bit).

@@ -1,4 +1,4 @@
-"""/stages (RULES.md D13-D17): the chief judge sees the tournament's stages, adds the
+"""/stages (docs/rules.md D13-D17): the chief judge sees the tournament's stages, adds the
 next one (a preset's button, or typed values) and changes a stage until its first game
 is saved (``bot.services.stages``).
 

@@ -1,7 +1,7 @@
 """The scoring engine of the tournament bot: pure Python, no Telegram, no database.
 
-The rules are RULES.md (sections 8.2-8.7, decisions D1-D16); the command line is
-scoring-contract.md (``python -m scoring standings FILE``).
+The rules are docs/rules.md (sections 8.2-8.7, decisions D1-D16); the command line is
+docs/formats.md (``python -m scoring standings FILE``).
 
 * ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
 * ``ruleset`` — ``Ruleset`` (distance and B, compensation, a stage's carry and weight),

@@ -1,4 +1,4 @@
-"""``python -m scoring standings FILE`` (scoring-contract.md).
+"""``python -m scoring standings FILE`` (docs/formats.md#scoring).
 
 Exit codes: 0 standings printed (games whose judge's points above 0.5 await the chief
 judge's approval are listed in ``pending_games`` and named on standard error, one
@@ -35,10 +35,10 @@ EXIT_INVALID = 2
 
 _DESCRIPTION = """\
 The scoring engine of the sports-mafia tournament bot, without Telegram: computes a
-tournament's standings by the federation's rules (RULES.md, sections 8.2-8.7)."""
+tournament's standings by the federation's rules (docs/rules.md, sections 8.2-8.7)."""
 
 _STANDINGS_EPILOG = """\
-FILE is a JSON tournament file as in scoring-contract.md ("-" reads standard input).
+FILE is a JSON tournament file as in docs/formats.md ("-" reads standard input).
 Output: one JSON object {"B": ..., "pending_games": [...], "standings": [...]} (or a
 table), exit status 0. A game whose judge's extra points above 0.5 still wait for the
 chief judge's approval (D7) is listed in pending_games, its points left out of the

@@ -1,4 +1,4 @@
-"""The rules as a judge needs them while he enters a game (README, "Using the bot").
+"""The rules as a judge needs them while he enters a game (docs/organiser.md).
 
 The judge's card offers only what the rules allow and refuses the rest; it asks here,
 so that every rule stays written in the engine once. Everything here is pure and

@@ -1,4 +1,4 @@
-"""The data model of a scored tournament (RULES.md).
+"""The data model of a scored tournament (docs/rules.md).
 
 Everything here is immutable and exact: points are ``Fraction``s (D3), never floats.
 Seats are numbered 1-10 as at the table; ``Game.seats[n - 1]`` is seat ``n``.
@@ -36,7 +36,7 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """One game's protocol, as the judge records it (field names follow scoring-contract.md)."""
+    """One game's protocol, as the judge records it (field names follow docs/formats.md)."""
 
     id: str
     result: Result

@@ -1,4 +1,4 @@
-"""A tournament file (scoring-contract.md, "Input") → ``Tournament``.
+"""A tournament file (docs/formats.md, "Input") → ``Tournament``.
 
 Two kinds of trouble are told apart:
 
@@ -6,7 +6,7 @@ Two kinds of trouble are told apart:
   game's ``id``, ``result`` or ``seats``, a seat's ``player`` or ``role``), a player
   or role that is not a string, a list or object where the contract has something
   else: ``InputError``, whose message is one line naming the file and the field;
-* **rules** — a value of the right shape that breaks RULES.md (11 seats, an unknown
+* **rules** — a value of the right shape that breaks docs/rules.md (11 seats, an unknown
   role, seat 12, judge's points 0.333, ``day1_voted_out`` of ``"two"``…): carried into
   the game as given and reported by ``validate.py``, one line per problem.
 

@@ -1,4 +1,4 @@
-"""A rule problem found in a game, as judges read it (scoring-contract.md, "Invalid input").
+"""A rule problem found in a game, as judges read it (docs/formats.md, "Invalid input").
 
 A ``Problem`` carries its message as a translatable *template* plus *params*, so the bot
 can show it in the judge's language::
@@ -24,7 +24,7 @@ def N_(template: str) -> str:
 
 
 class Problem(NamedTuple):
-    """One broken rule: the game it is in, the rule id of RULES.md and what is wrong."""
+    """One broken rule: the game it is in, the rule id of docs/rules.md and what is wrong."""
 
     game_id: str
     rule: str

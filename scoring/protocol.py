@@ -2,7 +2,7 @@
 drive with plain-JSON commands, and that refuses whatever the rules do not allow.
 
 ``apply(protocol, command)`` returns the next protocol or a ``Refusal`` naming the rule
-(RULES.md ids, or ``"game"`` for the game's own flow: who is alive, day and night, a 4th
+(docs/rules.md ids, or ``"game"`` for the game's own flow: who is alive, day and night, a 4th
 foul). Two ways of filling it meet here:
 
 * live commands (the Mini App, as the game goes): ``roles``, ``foul``, ``nominate``,

@@ -1,4 +1,4 @@
-"""The point rules of RULES.md, each written once, on ``GameRecord``s.
+"""The point rules of docs/rules.md, each written once, on ``GameRecord``s.
 
 Points here are exact integers in hundredths (every point value but Ci is a multiple
 of 0.05), so per-game work needs no ``Fraction``; Ci (8.6.1) is the only value that is

@@ -1,4 +1,4 @@
-"""A tournament of stages (RULES.md D13-D16; scoring-contract.md, "Stages").
+"""A tournament of stages (docs/rules.md D13-D16; docs/formats.md, "Stages").
 
 Each stage is scored by section 8 on its own games with its own ``Ruleset`` (D14: its
 games per player give B, i counts its games only, compensation may be off). Its

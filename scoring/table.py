@@ -1,4 +1,4 @@
-"""What sits at a table (RULES.md, "The game"): seats, roles, teams and results.
+"""What sits at a table (docs/rules.md, "The game"): seats, roles, teams and results.
 
 Split from ``model.py`` so that the command line's hot path can use them without the
 data classes (importing ``dataclasses`` costs more than the rest of the engine);

@@ -1,7 +1,7 @@
 """Every rule a game's protocol can break, all reported at once.
 
 ``validate_game`` / ``validate_tournament`` return a list of ``Problem``s (empty: the
-game is fine); each names the game, the rule id of RULES.md and what is wrong in
+game is fine); each names the game, the rule id of docs/rules.md and what is wrong in
 plain words, as a translatable template with parameters (see ``problems.py``).
 
 Rule ids used: ``seats`` (seat count, player names), ``roles`` (role counts, unknown

@@ -1,7 +1,7 @@
 """The seating plan generator of the tournament bot: pure Python, no Telegram, no I/O.
 
 Before a tournament the chief judge needs a plan: for every round, which ten players
-sit at which table and in which seat. The command line is seating-contract.md
+sit at which table and in which seat. The command line is docs/formats.md#seating
 (``python -m seating generate FILE``); the bot calls the same functions::
 
     request = seating.parse_request(data)  # decoded JSON → Request, or SeatingError
@@ -22,7 +22,7 @@ sit at which table and in which seat. The command line is seating-contract.md
 * ``quality(plan, request)`` — the plan's fairness figures, measured afresh;
 * ``plan_to_dict`` / ``plan_to_json`` / ``plan_to_table`` — the plan written out.
 
-Optional request fields beyond ``seating-contract.md`` (extensions, as it allows):
+Optional request fields beyond docs/formats.md#seating (extensions, as it allows):
 ``previous_rounds`` (an earlier plan's rounds still to play, kept where they fit),
 ``withdrawn`` (players who left: they keep their games in ``fixed_rounds`` and play no
 more; the quality figures leave them out) and ``games_of`` (a player's games in all where

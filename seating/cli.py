@@ -1,4 +1,4 @@
-"""``python -m seating generate FILE`` (seating-contract.md).
+"""``python -m seating generate FILE`` (docs/formats.md#seating).
 
 Exit codes: 0 the plan printed; 2 an invalid request: nothing on standard output and
 one line on standard error saying what is wrong and what to change.
@@ -20,7 +20,7 @@ EXIT_OK = 0
 EXIT_INVALID = 2
 
 _EPILOG = """\
-FILE is a JSON request as in seating-contract.md ("-" reads standard input), e.g.
+FILE is a JSON request as in docs/formats.md#seating ("-" reads standard input), e.g.
   {"players": ["Ace", "Bat", ...], "games_per_player": 10, "tables": 4, "seed": 1}
 Output: one JSON plan {"rounds": [...], "quality": {...}} (or a table), exit status 0.
 An invalid request prints one line on standard error and exits with 2.

@@ -1,4 +1,4 @@
-"""The data of a seating plan (seating-contract.md): requests, rounds, plans, quality.
+"""The data of a seating plan (docs/formats.md#seating): requests, rounds, plans, quality.
 
 Everything here is immutable. Seats are numbered 1-10 as at the table;
 ``Table.seats[n - 1]`` sits in seat ``n``. Rounds and tables are numbered from 1.

@@ -1,4 +1,4 @@
-"""The figures of a plan's fairness (seating-contract.md, "Plan": ``quality``)."""
+"""The figures of a plan's fairness (docs/formats.md#seating, "Plan": ``quality``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A seating request (seating-contract.md, "Request") → a checked ``Request``.
+"""A seating request (docs/formats.md#seating, "Request") → a checked ``Request``.
 
 Every message is one line that says what is wrong and what to change; names are
 quoted as JSON strings so that a name with a line break cannot split the line.

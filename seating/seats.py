@@ -16,7 +16,7 @@ the seat numbers) until no game changes. That keeps the colouring's balance of t
 new games and evens out what the fixed rounds left uneven; a short annealing of seat
 swaps within games follows (the re-seating settles one game at a time and can stick).
 
-One table of the same ten players in every game (a final, RULES.md D13), some of its
+One table of the same ten players in every game (a final, docs/rules.md D13), some of its
 games played: the games are taken in blocks of ten, and each game to plan gets the
 cheapest assignment against the seats taken earlier in its block. Played games in
 which nobody took a seat twice are rows of a Latin rectangle, which always extends by

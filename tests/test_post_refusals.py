@@ -1,4 +1,4 @@
-"""What Telegram refuses for good never silences the group (README, "Reliability and
+"""What Telegram refuses for good never silences the group (docs/development.md, "Reliability and
 speed"): the item is set aside with its cause, a smaller form goes out where one exists,
 every later result and standings edit still goes, the chief judge hears of each cause
 once, and "Post again" posts what waited once the cause is fixed.

@@ -1,6 +1,6 @@
 """A crash while the group and the players are being told never repeats a post that
 Telegram had already taken, except in the unavoidable window between Telegram's answer
-and the commit that follows it (README, "Reliability and speed").
+and the commit that follows it (docs/development.md, "Reliability and speed").
 
 The crash is simulated at every request of a round's posts (its result, the standings
 message and its pin, the round's picture, the next round's seating as text and picture,

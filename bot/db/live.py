@@ -1,4 +1,4 @@
-"""Live drafts: a game entered event by event in the Mini App (README, "The live
+"""Live drafts: a game entered event by event in the Mini App (docs/development.md, "The live
 protocol"), and their events (the protocol's commands in order, each stored once by
 the page's own id).
 

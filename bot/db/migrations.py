@@ -315,7 +315,7 @@ ALTER TABLE tournaments ADD COLUMN timezone TEXT NOT NULL DEFAULT 'UTC'
     CHECK (length(timezone) BETWEEN 1 AND 64);
 """
 
-# Seating plans (seating-contract.md): the chief judge's offers and the accepted plan,
+# Seating plans (docs/formats.md#seating): the chief judge's offers and the accepted plan,
 # one per tournament. The request (its seed included) makes the plan again; names in it
 # and in the plan are nicknames as they were, ``player_ids`` says whose they are.
 _V5_SEATING_PLANS = """
@@ -346,7 +346,7 @@ CREATE INDEX seating_plans_tournament ON seating_plans (tournament_id, status);
 """
 
 # Version 6: the seating of the next round for the group and each linked player
-# (README, "Using the bot"). The outbox also holds private messages, so it is rebuilt
+# (docs/organiser.md). The outbox also holds private messages, so it is rebuilt
 # (SQLite can't change a CHECK): ``seating`` is the group's post of a round's seating,
 # ``seat`` a player's own seat, to ``user_id``; both are drawn from the accepted plan
 # when posted. ``seating_announced`` keeps the rounds whose seating went into the outbox,
@@ -423,7 +423,7 @@ ALTER TABLE outbox ADD COLUMN text_posted INTEGER NOT NULL DEFAULT 0
     CHECK (text_posted IN (0, 1));
 """
 
-# Version 10: the stages of a tournament (RULES.md D13-D17). A tournament without rows
+# Version 10: the stages of a tournament (docs/rules.md D13-D17). A tournament without rows
 # here is one stage over its distance, as before. Stage 1 takes all players (entrants
 # NULL); a later one the top N of the stage before, stored in stage_entrants when the
 # stage before closes. carry and weight are exact decimal strings (D3, D15). A game's
@@ -518,7 +518,7 @@ CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
 """
 
 
-# The live protocol (README, "The live protocol"): a judge's game entered event by
+# The live protocol (docs/development.md, "The live protocol"): a judge's game entered event by
 # event in the Mini App. A draft is keyed by the card's draft_id (the game it becomes
 # has the same one); its events are the protocol's commands in order, each once by the
 # page's own id (a request sent again stores nothing new).
@@ -588,7 +588,7 @@ CREATE INDEX outbox_tournament ON outbox (tournament_id, id);
 
 
 # Version 14: what Telegram refuses for good is set aside, not retried in a loop
-# (README, "Reliability and speed"): ``set_aside`` names the cause (``bot.publishing.
+# (docs/development.md, "Reliability and speed"): ``set_aside`` names the cause (``bot.publishing.
 # refusals``), ``detail`` Telegram's words; such rows wait for the chief judge's "Post
 # again". A ``picture`` row is a round's standings picture posted in a smaller form (the
 # standings' text) and still owed as a picture. ``post_failures_told`` keeps which causes

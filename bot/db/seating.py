@@ -1,6 +1,6 @@
 """Seating plans: the chief judge's offers and each tournament's accepted plan.
 
-A row keeps the generator's request (seating-contract.md, its seed included), the
+A row keeps the generator's request (docs/formats.md#seating, its seed included), the
 ids of the request's players in its order (names in the request and the plan are
 nicknames as they were then), and the plan's JSON. A tournament has at most one
 ``accepted`` plan; accepting another turns it ``replaced`` and drops every offer

@@ -1,4 +1,4 @@
-"""A tournament's stages (RULES.md D13-D17) and the entrants of each later stage.
+"""A tournament's stages (docs/rules.md D13-D17) and the entrants of each later stage.
 
 No rows: the tournament is one stage over its distance, exactly as before stages. The
 current stage is the first one not closed. carry and weight are stored as the exact

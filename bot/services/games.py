@@ -1,4 +1,4 @@
-"""Use cases of games (README, "Using the bot"): Save a game or its correction, annul a
+"""Use cases of games (docs/organiser.md): Save a game or its correction, annul a
 game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and players
 a judge adds at his table.
 

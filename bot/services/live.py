@@ -1,4 +1,4 @@
-"""Use cases of the live protocol (README, "The live protocol"): a judge enters a game
+"""Use cases of the live protocol (docs/development.md, "The live protocol"): a judge enters a game
 event by event in the Mini App; the game's rules are ``scoring.protocol``'s.
 
 A live draft is opened for a judge's card once its round, table and seats are filled

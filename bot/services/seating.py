@@ -1,4 +1,4 @@
-"""Seating plans (seating-contract.md): the chief judge's ``/seating`` use cases, and
+"""Seating plans (docs/formats.md#seating): the chief judge's ``/seating`` use cases, and
 the accepted plan for whoever needs it (the judge's card, the publisher).
 
 A plan is made for the tournament's confirmed roster (names are nicknames, in the
@@ -25,7 +25,7 @@ from changed meanwhile (the roster, the saved games, the accepted plan).
 The accepted plan as the bot reads it is ``bot.services.stored_plans``; what the group
 and the players are told of it before each round, ``bot.services.seating_rounds``.
 
-Stages (RULES.md D13, D14): a plan is of the tournament's current stage. A later
+Stages (docs/rules.md D13, D14): a plan is of the tournament's current stage. A later
 stage's plan seats its entrants (confirmed, playing on) over its own games per player,
 keeps as played only the rounds of its own saved games, and its rounds are numbered
 after the last round of the earlier stages (game codes run across the tournament):

@@ -1,4 +1,4 @@
-"""Stages (RULES.md D13-D17): the chief judge adds the next stage (a preset or typed
+"""Stages (docs/rules.md D13-D17): the chief judge adds the next stage (a preset or typed
 values), changes a stage until its first game is saved, and closes the current one.
 
 A tournament without stages is one stage over its distance; adding the first later

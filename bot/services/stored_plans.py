@@ -2,7 +2,7 @@
 (``bot.db.seating``), its names followed through renames, and each name's player id;
 read once per change of the database (``Database.cached``).
 
-A plan is of one stage (RULES.md D13): its request names the stage's number
+A plan is of one stage (docs/rules.md D13): its request names the stage's number
 (``stage``; none: the first stage, as every plan made before the tournament had
 stages). The accepted plan applies while its stage is the current one: once the
 qualifying closes, its plan seats nobody in the final (the final's own plan does).

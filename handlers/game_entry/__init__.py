@@ -1,4 +1,4 @@
-"""Game entry (README, "Using the bot"): the judge's step-by-step card, Save, the chief
+"""Game entry (docs/organiser.md): the judge's step-by-step card, Save, the chief
 judge's approvals (D7), corrections and annulment, and the first-killed player's own
 best move.
 

@@ -42,7 +42,7 @@ class Deps:
     card: Card  # the judge's card: its steps
     # Where the card's edits go without the handler waiting for them (None: it waits).
     background: Background | None = None
-    webapp_url: str = ""  # WEBAPP_URL: the live protocol's button (README)
+    webapp_url: str = ""  # WEBAPP_URL: the live protocol's button (docs/organiser.md)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The live protocol's buttons (README, "The live protocol"): the card's button to the
+"""The live protocol's buttons (docs/development.md, "The live protocol"): the card's button to the
 Mini App once its round, table and seats are filled, and /game's list of the judge's
 live protocols not saved yet. Only in private chats, only while WEBAPP_URL is set."""
 

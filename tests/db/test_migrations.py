@@ -305,8 +305,8 @@ async def test_v11_a_lot_belongs_to_a_stage_and_the_outbox_takes_the_final_post(
 
 
 async def test_v12_live_drafts_keep_each_event_once_and_one_draft_per_card(db: Database) -> None:
-    """The live protocol (README): one live draft per card's draft_id, each event of the
-    page stored once by its id; a draft names ten players."""
+    """The live protocol (docs/development.md): one live draft per card's draft_id, each
+    event of the page stored once by its id; a draft names ten players."""
     from bot.db import live
 
     await db.execute(

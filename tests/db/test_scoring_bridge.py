@@ -1,4 +1,5 @@
-"""Stored games → scoring model; checked against the shared example's standings."""
+"""Stored games → scoring model; checked against the example's standings
+(docs/examples/)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import random
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.db import Database
 from bot.db.games import GameDraft, SeatDraft, annul_game, approvals_for_game, decide_approval
@@ -28,7 +27,7 @@ from bot.db.tournaments import TournamentRow, create_tournament
 from scoring.model import Game, Result, Role, Seat, Tournament
 from tests.db.helpers import CHIEF, ENDED, JUDGE, ROLES, make_draft
 
-EXAMPLES = Path(__file__).parents[2].parent / "shared" / "examples"
+EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
 
 
 def hundredths(value: Any) -> int:
@@ -82,7 +81,6 @@ async def store_example(db: Database, data: dict[str, Any]) -> TournamentRow:
     return t
 
 
-@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared examples not present")
 async def test_example_tournament_round_trip(db: Database) -> None:
     data = json.loads((EXAMPLES / "small-tournament.json").read_text(encoding="utf-8"))
     t = await store_example(db, data)

@@ -1,4 +1,4 @@
-"""The live protocol end to end (README, "The live protocol"): the real bot polling the
+"""The live protocol end to end (docs/development.md, "The live protocol"): the real bot polling the
 fake Bot API with WEBAPP_URL set; the judge's card offers the Mini App once round, table
 and seats are filled, the page's events reach the bot's own web port (initData signed
 with the bot's token), and Save stores the game (8.3 best move, the red win)."""

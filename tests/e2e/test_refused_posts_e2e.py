@@ -1,5 +1,5 @@
 """A group that refuses photos never silences the standings, over HTTP against the real
-bot process (README, "Reliability and speed").
+bot process (docs/development.md, "Reliability and speed").
 
 One table plays three rounds; each Save completes a round, whose picture the group
 refuses ("not enough rights to send photos to the chat", as Telegram answers): every

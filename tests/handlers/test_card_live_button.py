@@ -1,4 +1,4 @@
-"""The card's button to the live protocol (README, "The live protocol"): shown once the
+"""The card's button to the live protocol (docs/development.md, "The live protocol"): shown once the
 round, table and seats are filled, in a private chat, only while WEBAPP_URL is set; /game
 lists the live protocols not saved yet."""
 

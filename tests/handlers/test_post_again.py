@@ -1,5 +1,5 @@
 """/tournament lists what Telegram refused to post in the group, and the chief judge's
-«Post again» sends it once he fixed the cause (README, "Reliability and speed")."""
+«Post again» sends it once he fixed the cause (docs/development.md, "Reliability and speed")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A file without ``stages`` prints byte for byte what it printed before stages (D13:
 such a file is one stage, exactly as before). The outputs in ``pinned/`` were written by
-the command line as it was then, for the shared example and a few generated files
-(``bench/scoring_bench.py``'s generator; one of them breaks rules)."""
+the command line as it was then, for the example tournament (docs/examples/) and a few
+generated files (``bench/scoring_bench.py``'s generator; one of them breaks rules)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,6 @@ FILES = {
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_d13_a_file_without_stages_prints_what_it_printed_before(name: str, output: str) -> None:
     path = FILES[name]
-    if not path.is_file() and path.parent == EXAMPLES:
-        pytest.skip("shared examples not present")
     done = scoring("standings", str(path), "--format", output)
     assert done.stdout == (DATA / f"{name}.{output}.out").read_bytes()
     assert done.stderr == (DATA / f"{name}.{output}.err").read_bytes()

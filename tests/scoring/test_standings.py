@@ -1,4 +1,4 @@
-"""Standings (8.7-8.7.5, D3, D12) and the shared example tournament."""
+"""Standings (8.7-8.7.5, D3, D12) and the example tournament (docs/examples/)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from scoring.standings import StandingRow, Standings
 
 from .builders import game, names, tournament
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 
 def row(standings: Standings, player: str) -> StandingRow:
@@ -184,7 +184,6 @@ def test_no_games_no_rows() -> None:
     assert (s.B, s.rows, s.pending_games) == (4, (), ())
 
 
-@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared examples not present")
 def test_example_tournament_standings() -> None:
     data = load_json((EXAMPLES / "small-tournament.json").read_bytes())
     expected = json.loads((EXAMPLES / "small-tournament.standings.json").read_text("utf-8"))

@@ -1,4 +1,4 @@
-"""The live protocol's HTTP API (README, "The live protocol") through aiohttp's test
+"""The live protocol's HTTP API (docs/development.md, "The live protocol") through aiohttp's test
 client, against the bot's real application and a real database: who may (Telegram's
 signed initData, the tournament's judges), events stored once and in order, a refusal
 citing its rule (8.3.3) storing nothing, a restart resuming from the stored events, and

@@ -1,4 +1,4 @@
-"""Forged and clumsy requests against the live protocol's HTTP API (README, "The live
+"""Forged and clumsy requests against the live protocol's HTTP API (docs/development.md, "The live
 protocol"), through aiohttp's test client against the bot's real application and a real
 database: what the sender sees, and that the database is left byte for byte as it was
 (its domain tables dumped before and after, as the end-to-end scenarios do).
