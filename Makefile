@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
 
-.PHONY: venv run install check test lint typecheck unit e2e bench messages clean
+.PHONY: venv run install check demo test lint typecheck unit e2e bench messages clean
 
 # Keep bytecode caches (__pycache__/, ignored by git) even where the environment turns
 # them off: the suite starts dozens of interpreters (workers, bot processes), and each
@@ -24,6 +24,16 @@ install: venv $(RUN_STAMP)
 # when unhealthy or not running.
 check: venv $(RUN_STAMP)
 	$(BIN)/python -m bot check
+
+# A short tournament played through the real bot without Telegram: the tests' local
+# stand-in for the Bot API on 127.0.0.1 and a made-up token (tests/demo/). It prints
+# what each person sees and leaves the group's standings pictures, the exports and the
+# transcript in DEMO_DIR; DEMO_LANGUAGE=ru plays it in Russian. Needs the dev extras
+# (the stand-in is part of the tests).
+DEMO_DIR ?= demo-output
+DEMO_LANGUAGE ?= en
+demo: venv $(DEV_STAMP)
+	$(BIN)/python -m tests.demo --dir '$(DEMO_DIR)' --language '$(DEMO_LANGUAGE)'
 
 # The suite on three workers (pytest-xdist) on two cores: the e2e tests wait on bot
 # processes and the fake server while the other workers run unit tests; a worker that

@@ -179,11 +179,16 @@ class GameSpec:
 
 
 class Card:
-    """A judge's game card (one message in his private chat, edited in place)."""
+    """A judge's game card (one message in his private chat, edited in place).
 
-    def __init__(self, judge: Person) -> None:
+    The helpers name the card's texts in English; ``words`` puts such a text in the
+    judge's language (the demo plays in Russian too).
+    """
+
+    def __init__(self, judge: Person, words: Callable[[str], str] = str) -> None:
         self.judge = judge
         self.fake = judge.fake
+        self.words = words
         self.id = 0
 
     @property
@@ -211,8 +216,10 @@ class Card:
     async def edited(self, mark: int, expect: str | None = None, *,
                      timeout: float = WAIT) -> StoredMessage:
         """Wait until the card was edited after ``mark`` (and shows ``expect``)."""
+        shown = None if expect is None else self.words(expect)
+
         def done(m: StoredMessage) -> bool:
-            return m.message_id == self.id and (expect is None or expect in m.content)
+            return m.message_id == self.id and (shown is None or shown in m.content)
 
         return await self.fake.wait_for_message(self.judge.chat, done, after=mark,
                                                 timeout=timeout)
@@ -237,7 +244,7 @@ class Card:
                   timeout: float = WAIT) -> CallbackAnswer:
         """Tap a button of the card; waits for the answer and the card's edit."""
         mark = self.fake.seq
-        answer = await self.judge.tap(self.message, button, timeout=timeout)
+        answer = await self.judge.tap(self.message, self.words(button), timeout=timeout)
         await self.edited(mark, expect, timeout=timeout)
         return answer
 
@@ -252,7 +259,7 @@ async def enter_game(card: Card, game: GameSpec, *, ready: asyncio.Event | None 
     (``best_move_by_player``) in his private chat while the judge's card waits.
     """
     await card.open()
-    assert "Step 1/11: Round and table" in card.text, card.text
+    assert card.words("Step 1/11: Round and table") in card.text, card.text
     await card.type(f"{game.round} {game.table}", "Step 2/11: Seating")
     if ready is not None:
         await ready.wait()
@@ -275,7 +282,7 @@ async def enter_game(card: Card, game: GameSpec, *, ready: asyncio.Event | None 
                 await card.tap(str(seat))
             if len(game.best_move) < 3:
                 await card.tap(f"Done ({len(game.best_move)} named)")
-        assert "Accepted" in card.text, card.text
+        assert card.words("Accepted") in card.text, card.text
         await card.tap("Next ▶", "Step 7/11: Result")
     await card.tap(RESULT_BUTTONS[game.result], "Step 8/11: Disqualifications")
     if game.extras:
@@ -286,7 +293,7 @@ async def enter_game(card: Card, game: GameSpec, *, ready: asyncio.Event | None 
         await card.tap("Next ▶", "Step 11/11: Review")
     else:
         await card.tap("⏭ Review", "Step 11/11: Review")
-    assert "💾 Save" in card.labels, card.text
+    assert card.words("💾 Save") in card.labels, card.text
 
 
 async def player_best_move(card: Card, player: Person, seats: Sequence[int]) -> None:
@@ -312,7 +319,7 @@ async def player_best_move(card: Card, player: Person, seats: Sequence[int]) -> 
 async def save(card: Card) -> CallbackAnswer:
     """💾 Save on the review; waits for the final card."""
     answer = await card.tap("💾 Save", "Saved")
-    assert answer.text == "Saving…", answer
+    assert answer.text == card.words("Saving…"), answer
     return answer
 
 
