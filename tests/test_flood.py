@@ -102,7 +102,7 @@ async def test_group_burst_is_queued_spaced_and_ordered() -> None:
     at = arrivals(session, -100)
     assert_paced(at, period=0.02)
     assert all(at[i + 20] - at[i] >= 1.2 - EPS for i in range(10))
-    assert 1.2 <= elapsed < 4
+    assert elapsed >= 1.2 - EPS
 
 
 async def test_without_flood_control_the_same_burst_hits_429() -> None:
@@ -126,8 +126,10 @@ async def test_chats_are_not_serialised_behind_each_other() -> None:
     assert_clean(session)
     for c in chats:
         assert session.sent_texts(c) == [f"{c}:{i}" for i in range(5)]
-    # Each chat needs >= 0.4 s (burst of 3, then two more); one after another >= 4 s.
-    assert 0.4 <= elapsed < 1.5
+    # Each chat needs >= 0.4 s (burst of 3, then two more); one after another, chat
+    # 1010's first message would come after chat 1001's last: they interleave instead.
+    assert elapsed >= 0.4 - EPS
+    assert all(arrivals(session, c)[0] < arrivals(session, 1001)[-1] for c in chats)
 
 
 async def test_retry_after_is_waited_out_without_blocking_other_chats() -> None:
@@ -138,9 +140,10 @@ async def test_retry_after_is_waited_out_without_blocking_other_chats() -> None:
     second = asyncio.create_task(timed(bot.send_message(1, "second")))
     other = asyncio.create_task(timed(bot.send_message(2, "other chat")))
 
-    _, other_elapsed = await other
-    assert other_elapsed < 0.3
+    await other
     (message, first_elapsed), (_, second_elapsed) = await first, await second
+    # The other chat went while chat 1 waited out its retry_after (no clock bound).
+    assert arrivals(session, 2)[0] < arrivals(session, 1)[0]
     assert message.text == "first"
     assert first_elapsed >= 1.0
     assert second_elapsed >= 1.0  # queued behind the 429's block, not sent into it
@@ -249,7 +252,7 @@ async def test_busy_chat_does_not_delay_unqueued_requests() -> None:
     await asyncio.gather(*backlog, return_exceptions=True)
     assert session.sent_texts(-100) == ["m0", "m1"]
     _, elapsed = await timed(bot.send_message(-200, "another group"))
-    assert elapsed < 0.05
+    assert elapsed < 5  # not behind the first group's ~10 s window
 
 
 async def test_nothing_lost_under_concurrency() -> None:
@@ -322,7 +325,7 @@ def test_limits_validate_and_scale() -> None:
 
 
 async def test_global_rate_is_shared_by_all_chats() -> None:
-    bot, session, _ = make_bot(0.1)  # 30 per 0.1 s overall
+    bot, session, _ = make_bot(0.5)  # 30 per 0.5 s overall (wide: a busy machine is slow)
     _, elapsed = await timed(
         asyncio.gather(*(bot.send_message(3000 + i, "news") for i in range(45)))
     )
