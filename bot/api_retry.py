@@ -3,7 +3,8 @@
 * A server error (5xx, "Restarting") or a network error: the same request is sent
   again after 0.5, 1, 2, 4, 8 seconds, then the error goes to the caller. A message
   lost to a blip is worse than the rare duplicate of one that Telegram did get.
-  ``getUpdates`` is left to aiogram's polling, which has its own back-off.
+  ``getUpdates`` is left to aiogram's polling, which has its own back-off, and
+  ``getMe`` to the start's own schedule (``bot.startup``, ``TELEGRAM_START_WAIT``).
 * ``answerCallbackQuery`` refused because the query is too old or unknown: the answer
   only stops the button's spinner, and after a restart a redelivered tap's query has
   expired while its handler must still run. It is logged and counted as done.
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[object]]
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
-_NOT_RETRIED = frozenset({"getUpdates"})
+_NOT_RETRIED = frozenset({"getUpdates", "getMe"})
 _EXPIRED_QUERY = ("query is too old", "query id is invalid")
 
 

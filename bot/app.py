@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import secrets
@@ -30,12 +31,15 @@ from bot.db.connection import Database
 from bot.flood import FloodControl, FloodLimits, MigrateCallback
 from bot.fsm_storage import SQLiteStorage
 from bot.i18n import UserLocaleMiddleware, create_i18n
+from bot.instance import InstanceLock
 from bot.middlewares.dedup import DedupMiddleware
 from bot.middlewares.identity import IdentityMiddleware
 from bot.middlewares.inflight import InFlightMiddleware
 from bot.middlewares.users import UsersMiddleware
 from bot.publishing import Publisher
 from bot.standings import StandingsService
+from bot.startup import TokenRefused, first_contact
+from bot.telegram_watch import TelegramWatch
 from bot.web import add_webhook, create_app, start_server
 
 if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
@@ -50,6 +54,7 @@ def create_bot(
     *,
     on_migrate: MigrateCallback | None = None,
     flood_limits: FloodLimits | None = None,
+    watch: TelegramWatch | None = None,
 ) -> Bot:
     session = AiohttpSession(api=TelegramAPIServer.from_base(api_url)) if api_url else None
     bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
@@ -59,6 +64,8 @@ def create_bot(
     # "Reliability and speed"); it queues, never drops.
     # A group upgraded to a supergroup: its tournaments follow (Publisher.chat_migrated).
     bot.session.middleware(FloodControl(flood_limits, on_migrate=on_migrate))
+    if watch is not None:  # innermost: every try's answer, for the health report
+        bot.session.middleware(watch)
     return bot
 
 
@@ -116,7 +123,10 @@ def prepare_runtime() -> None:
     gc.freeze()
 
 
-async def run(settings: Settings, token: str) -> None:
+async def run(settings: Settings, token: str, lock: InstanceLock | None = None) -> None:
+    """Until SIGTERM or SIGINT. Raises ``bot.startup.StartRefused`` when Telegram cannot
+    be reached at the start or refuses the token (at the start, or later: a token
+    revoked in @BotFather ends the run)."""
     started = time.monotonic()
     # An upgrade's migrations run in Database.open: a copy of the older database first.
     await asyncio.to_thread(
@@ -124,12 +134,18 @@ async def run(settings: Settings, token: str) -> None:
     )
     db = await Database.open(settings.database_path)
     dp = build_dispatcher(db, settings)
+    stop = asyncio.Event()  # SIGTERM, SIGINT, or Telegram refusing the token
+    watch = TelegramWatch(lock.note_telegram_ok if lock is not None else None,
+                          on_refused=stop.set)
     bot = create_bot(
         token,
         settings.telegram_api_url,
         on_migrate=dp["publisher"].chat_migrated,
         flood_limits=FloodLimits().scaled(settings.flood_scale),
+        watch=watch,
     )
+    dp.startup.register(watch.start)
+    dp.shutdown.register(watch.stop)
     if settings.backup_every_hours > 0:
         backups = BackupSchedule(db, settings.backup_folder,
                                  timedelta(hours=settings.backup_every_hours),
@@ -139,21 +155,27 @@ async def run(settings: Settings, token: str) -> None:
     prepare_runtime()
     mode = "webhook" if settings.webhook_url else "polling"
     port = settings.web_server_port  # never None in webhook mode
-    app = create_app(settings, started=started, mode=mode) if port is not None else None
+    app = (create_app(settings, started=started, mode=mode, telegram=watch)
+           if port is not None else None)
     if app is not None and settings.webapp_url:
         add_live_pages(app, dp, bot, settings, token)
     try:
+        # Nothing is served before Telegram has answered: "started" means reachable.
+        me = await first_contact(bot, settings.telegram_start_wait)
         try:
             await handlers.set_commands(bot, dp["i18n"])
         except Exception as exc:  # the menu is a convenience; polling retries the network
             log.warning("could not set the command menu: %s", exc)
-        log.info("bot started (%s); database %s", mode, settings.database_path)
+        log.info("bot @%s started (%s); database %s", me.username, mode,
+                 settings.database_path)
         # my_chat_member tells us who blocked the bot and when it leaves a group.
         updates = sorted({*dp.resolve_used_update_types(), "my_chat_member"})
         if settings.webhook_url and app is not None and port is not None:
-            await serve_webhook(app, dp, bot, settings, port, updates)
+            await serve_webhook(app, dp, bot, settings, port, updates, stop)
         else:
-            await poll(app, dp, bot, settings, updates)
+            await poll(app, dp, bot, settings, updates, stop)
+        if watch.refused is not None:
+            raise TokenRefused(watch.refused, not_found=False)
     finally:
         await dp.storage.close()
         await bot.session.close()
@@ -186,8 +208,9 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
 
 
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,
-               updates: list[str]) -> None:
-    """Long polling; the HTTP server beside it when WEB_PORT is set."""
+               updates: list[str], stop: asyncio.Event) -> None:
+    """Long polling (until SIGTERM, SIGINT or ``stop``); the HTTP server beside it when
+    WEB_PORT is set."""
     try:
         # Telegram refuses getUpdates while a webhook is set (back from webhook mode);
         # updates waiting for the webhook are kept and come by polling.
@@ -197,17 +220,26 @@ async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: 
     runner = None
     if app is not None and settings.web_server_port is not None:
         runner = await start_server(app, settings.web_host, settings.web_server_port)
+    stopper = asyncio.create_task(_stop_polling_on(stop, dp))
     try:
         await dp.start_polling(bot, allowed_updates=updates)
     finally:
+        stopper.cancel()
         if runner is not None:
             await runner.cleanup()
 
 
+async def _stop_polling_on(stop: asyncio.Event, dp: Dispatcher) -> None:
+    await stop.wait()
+    log.info("stopping")
+    with contextlib.suppress(RuntimeError):  # polling has stopped already
+        await dp.stop_polling()
+
+
 async def serve_webhook(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
-                        port: int, updates: list[str]) -> None:
-    """Webhook mode until SIGTERM or SIGINT: the dispatcher's start-up and shutdown hooks
-    run with the application's (aiogram's ``setup_application``)."""
+                        port: int, updates: list[str], stop: asyncio.Event) -> None:
+    """Webhook mode until SIGTERM, SIGINT or ``stop``: the dispatcher's start-up and
+    shutdown hooks run with the application's (aiogram's ``setup_application``)."""
     secret = (settings.webhook_secret.get_secret_value() if settings.webhook_secret
               else secrets.token_urlsafe(32))
     add_webhook(app, dp, bot, path=settings.webhook_path, secret=secret)
@@ -217,16 +249,15 @@ async def serve_webhook(app: web.Application, dp: Dispatcher, bot: Bot, settings
         await bot.set_webhook(settings.webhook_url, secret_token=secret,
                               allowed_updates=updates, drop_pending_updates=False)
         log.info("webhook set: %s", settings.webhook_url)
-        await _stop_requested()
+        await _stop_requested(stop)
         log.info("stopping")
     finally:
         # Stops listening, drains the updates being handled, then the shutdown hooks.
         await runner.cleanup()
 
 
-async def _stop_requested() -> None:
+async def _stop_requested(stop: asyncio.Event) -> None:
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
     signals = (signal.SIGTERM, signal.SIGINT)
     for number in signals:
         loop.add_signal_handler(number, stop.set)

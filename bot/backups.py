@@ -19,6 +19,7 @@ from pathlib import Path
 from bot.db.connection import Database, backup_file_sync
 from bot.db.migrations import LATEST
 from bot.instance import InstanceLock
+from bot.shell_language import _
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,16 @@ def _stamp(now: datetime) -> str:
 
 def scheduled_name(db_path: Path, now: datetime) -> str:
     return f"{db_path.stem}-{_stamp(now)}.sqlite3"
+
+
+def backup_target(db_path: Path, path: str, now: datetime) -> Path:
+    """Where ``python -m bot backup PATH`` writes: into an existing folder, or a path
+    ending in a slash (a folder, made if missing), a dated file named as the
+    scheduled ones; anything else is the file's own name."""
+    target = Path(path)
+    if path.endswith(("/", os.sep)) or target.is_dir():
+        return target / scheduled_name(db_path, now)
+    return target
 
 
 def _scheduled(folder: Path, db_path: Path, *, parts: bool = False) -> list[Path]:
@@ -160,11 +171,11 @@ def _bot_schema(path: Path, source: Path) -> int:
     finally:
         conn.close()
     if version == 0 or not tables >= _BOT_TABLES:
-        raise RestoreRefused(f"{source} is not a database of this bot")
+        raise RestoreRefused(_("{path} is not a database of this bot").format(path=source))
     if version > LATEST:
         raise RestoreRefused(
-            f"{source} has schema version {version}, newer than this code's {LATEST}: "
-            "upgrade the bot first"
+            _("{path} has schema version {version}, newer than this code's {latest}: "
+              "upgrade the bot first").format(path=source, version=version, latest=LATEST)
         )
     return version
 
@@ -178,9 +189,9 @@ def restore(backup: Path, db_path: Path) -> Restored:
     schema is migrated when the bot next starts.
     """
     if not backup.is_file():
-        raise RestoreRefused(f"no file {backup}")
+        raise RestoreRefused(_("no file {path}").format(path=backup))
     if db_path.exists() and backup.resolve() == db_path.resolve():
-        raise RestoreRefused(f"{backup} is the database itself")
+        raise RestoreRefused(_("{path} is the database itself").format(path=backup))
     with InstanceLock.acquire(db_path):
         stamp = _stamp(datetime.now(UTC))
         incoming = db_path.with_name(f".{db_path.name}.restoring")
@@ -188,7 +199,8 @@ def restore(backup: Path, db_path: Path) -> Restored:
             try:
                 backup_file_sync(backup, incoming)
             except sqlite3.DatabaseError as error:
-                raise RestoreRefused(f"{backup} is not a sound SQLite database: {error}") from None
+                raise RestoreRefused(_("{path} is not a sound SQLite database: {error}")
+                                     .format(path=backup, error=error)) from None
             version = _bot_schema(incoming, backup)
             # The WAL and its index go too: a stale WAL would be replayed into the
             # restored file. Moved together, the replaced database stays whole.

@@ -29,6 +29,13 @@ class Settings(BaseSettings):
     database_path: Path = Path("data/bot.sqlite3")
     # Base URL of a Bot API server; empty means Telegram's own (api.telegram.org).
     telegram_api_url: str = ""
+    # Seconds the start keeps asking Telegram (getMe, 1, 2, 4, 8, 15 s apart) before it
+    # gives up with exit 3 (bot.startup); 0: one try. systemd restarts it later.
+    telegram_start_wait: float = Field(default=30.0, ge=0)
+    # /healthz and ``check`` call the bot unhealthy when Telegram has answered nothing
+    # for this many seconds, or a group post has waited this long (bot.health).
+    health_telegram_max_age: int = Field(default=300, ge=1)
+    health_outbox_max_age: int = Field(default=600, ge=1)
     log_level: str = "INFO"
     # Seconds to wait after a save before editing the chat's standings message, so that
     # tables finishing together cause one edit (Telegram's limits: docs/development.md, "Reliability
@@ -81,6 +88,20 @@ class Settings(BaseSettings):
     webapp_url: str = ""
     # Seconds a Mini App's initData stays valid after Telegram signed it (its auth_date).
     webapp_init_max_age: int = Field(default=86400, ge=1)
+
+    @field_validator("telegram_api_url")
+    @classmethod
+    def _api_address(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018  # raises for a port out of range
+        except ValueError:
+            parts = urlsplit("")
+        if value and (parts.scheme not in ("https", "http") or not parts.hostname):
+            raise ValueError("TELEGRAM_API_URL: a Bot API server's base address, "
+                             "e.g. http://127.0.0.1:8081, or empty for Telegram's own")
+        return value
 
     @field_validator("webhook_url")
     @classmethod

@@ -3,7 +3,8 @@
 Two bots on one database would both answer every update (with polling, Telegram
 ends one's getUpdates with 409 Conflict over and over) and both write. The kernel
 drops a flock when its holder dies, ``kill -9`` included, so a crash never leaves
-the lock stuck; the file's text (pid, start time) only names the holder.
+the lock stuck; the file's text (pid, start time, when Telegram last answered) only
+names the holder and tells ``python -m bot check`` what the running bot knows.
 ``python -m bot restore`` takes the same lock: no restore under a running bot, no
 start during a restore.
 """
@@ -27,6 +28,8 @@ class Holder:
 
     pid: int | None
     started: datetime | None
+    # When Telegram last answered the bot (bot.telegram_watch), as it last noted it.
+    telegram_ok: datetime | None = None
 
     @classmethod
     def parse(cls, text: str) -> Holder:
@@ -35,11 +38,7 @@ class Holder:
             pid: int | None = int(fields["pid"])
         except (KeyError, ValueError):
             pid = None
-        try:
-            started: datetime | None = datetime.fromisoformat(fields["started"])
-        except (KeyError, ValueError):
-            started = None
-        return cls(pid, started)
+        return cls(pid, _moment(fields.get("started")), _moment(fields.get("telegram_ok")))
 
     def describe(self) -> str:
         pid = "an unknown pid" if self.pid is None else f"pid {self.pid}"
@@ -61,6 +60,7 @@ class InstanceLock:
         self.path = path
         self.started = started
         self._fd: int | None = fd
+        self._text = _holder_text(started)
 
     @classmethod
     def acquire(cls, db_path: Path) -> InstanceLock:
@@ -79,8 +79,16 @@ class InstanceLock:
             raise
         started = datetime.now(UTC).replace(microsecond=0)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid={os.getpid()} started={started.isoformat()}\n".encode(), 0)
+        os.pwrite(fd, _holder_text(started).encode(), 0)
         return cls(path, fd, started)
+
+    def note_telegram_ok(self, when: datetime) -> None:
+        """Tell the file when Telegram last answered. Never truncated: the text only
+        grows once (then keeps its length), so a reader never finds it empty."""
+        if self._fd is None:
+            return
+        stamp = when.astimezone(UTC).replace(microsecond=0).isoformat()
+        os.pwrite(self._fd, f"{self._text.rstrip()} telegram_ok={stamp}\n".encode(), 0)
 
     def release(self) -> None:
         if self._fd is not None:
@@ -115,6 +123,17 @@ def running(db_path: Path) -> Holder | None:
         return None
     finally:
         os.close(fd)
+
+
+def _holder_text(started: datetime) -> str:
+    return f"pid={os.getpid()} started={started.isoformat()}\n"
+
+
+def _moment(text: str | None) -> datetime | None:
+    try:
+        return None if text is None else datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _read(fd: int) -> str:

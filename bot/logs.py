@@ -9,12 +9,19 @@ from __future__ import annotations
 import logging
 
 
+def redact(text: str, token: str) -> str:
+    """``text`` with the whole token and its secret half (after the colon) masked."""
+    secret = token.split(":", 1)[-1]
+    for needle in (token, secret):
+        if len(needle) >= 8:
+            text = text.replace(needle, "<token>")
+    return text
+
+
 class RedactTokenFilter(logging.Filter):
     def __init__(self, token: str) -> None:
         super().__init__()
-        # Mask the whole token and its secret half (after the colon) on its own.
-        secret = token.split(":", 1)[-1]
-        self._needles = [n for n in (token, secret) if len(n) >= 8]
+        self._token = token
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -28,9 +35,7 @@ class RedactTokenFilter(logging.Filter):
         return True
 
     def _redact(self, text: str) -> str:
-        for needle in self._needles:
-            text = text.replace(needle, "<token>")
-        return text
+        return redact(text, self._token)
 
 
 def setup_logging(level: str, token: str | None) -> None:

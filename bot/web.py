@@ -24,28 +24,36 @@ from aiohttp import web
 
 from bot.background import Background
 from bot.config import Settings
-from bot.health import report_async
+from bot.health import Limits, report_async
+from bot.telegram_watch import TelegramWatch
 
 log = logging.getLogger(__name__)
 
 SETTINGS = web.AppKey("settings", Settings)
 STARTED = web.AppKey("started", float)  # time.monotonic() at the process's start
 MODE = web.AppKey("mode", str)
+TELEGRAM = web.AppKey("telegram", TelegramWatch)
 
 
-def create_app(settings: Settings, *, started: float, mode: str) -> web.Application:
+def create_app(settings: Settings, *, started: float, mode: str,
+               telegram: TelegramWatch | None = None) -> web.Application:
+    """``telegram``: the bot's session's watch (without one, Telegram counts as silent)."""
     app = web.Application()
     app[SETTINGS] = settings
     app[STARTED] = started
     app[MODE] = mode
+    app[TELEGRAM] = telegram or TelegramWatch()
     app.router.add_get("/healthz", healthz)
     return app
 
 
 async def healthz(request: web.Request) -> web.Response:
     app = request.app
-    report = await report_async(app[SETTINGS].database_path,
-                                uptime=time.monotonic() - app[STARTED], mode=app[MODE])
+    settings = app[SETTINGS]
+    report = await report_async(
+        settings.database_path, uptime=time.monotonic() - app[STARTED], mode=app[MODE],
+        telegram_age=app[TELEGRAM].age(),
+        limits=Limits(settings.health_telegram_max_age, settings.health_outbox_max_age))
     return web.json_response(report, status=200 if report["healthy"] else 503)
 
 

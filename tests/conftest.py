@@ -15,6 +15,16 @@ from bot.db.connection import Database
 from tests.support import BotHarness
 
 
+@pytest.fixture(autouse=True)
+def english_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m bot``'s own lines follow the shell's locale (bot/shell_language.py):
+    English in the tests, whatever the developer's shell says, the bot processes they
+    start included; a test wanting Russian sets LANG itself."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
     database = await Database.open(tmp_path / "bot.sqlite3")

@@ -177,6 +177,12 @@ async def current_for_chat(conn: Conn, chat_id: int) -> TournamentRow | None:
     return None if r is None else _row(r)
 
 
+async def all_tournaments(conn: Conn) -> list[TournamentRow]:
+    """Every tournament of the database, newest first (``python -m bot export``)."""
+    rows = await fetch_all(conn, f"SELECT {_COLUMNS} FROM tournaments t ORDER BY t.id DESC")
+    return [_row(r) for r in rows]
+
+
 async def tournaments_for_chat(conn: Conn, chat_id: int) -> list[TournamentRow]:
     rows = await fetch_all(
         conn, f"SELECT {_COLUMNS} FROM tournaments t WHERE t.chat_id = ? ORDER BY t.id", (chat_id,)

@@ -31,7 +31,8 @@ requires_bot = pytest.mark.skipif(not BOT_MAIN.exists(),
 BOT_ENV_VARS = ("BOT_TOKEN", "TELEGRAM_API_URL", "DATABASE_PATH", "LOG_LEVEL",
                 "FLOOD_SCALE", "STANDINGS_DEBOUNCE", "TIMEZONE", "LOCALES_PATH",
                 "WEBHOOK_URL", "WEBHOOK_SECRET", "WEB_HOST", "WEB_PORT", "BACKUP_DIR",
-                "BACKUP_EVERY_HOURS", "BACKUP_KEEP")
+                "BACKUP_EVERY_HOURS", "BACKUP_KEEP", "TELEGRAM_START_WAIT",
+                "HEALTH_TELEGRAM_MAX_AGE", "HEALTH_OUTBOX_MAX_AGE")
 
 
 def free_port() -> int:

@@ -123,6 +123,9 @@ async def test_webhook_then_polling(fake_telegram: FakeTelegram, bot_factory: Bo
     assert health["healthy"] and health["database_ok"] and health["mode"] == "webhook"
     assert health["schema_version"] == LATEST and health["outbox_backlog"] == 0
     assert health["uptime_seconds"] >= 0
+    # Telegram answered the start's getMe and setWebhook a moment ago; nothing waits.
+    assert health["telegram_ok"] and health["seconds_since_telegram_ok"] <= 60, health
+    assert health["outbox_ok"] and health["outbox_oldest_seconds"] is None, health
 
     # A whole game through the webhook.
     card = Card(oleg)
@@ -208,6 +211,8 @@ async def polling_health_and_one_instance(fake: FakeTelegram, bot_factory: BotFa
     assert code == 0 and checked["healthy"] and checked["running"], checked
     assert checked["pid"] == bot.pid and checked["schema_version"] == LATEST
     assert checked["uptime_seconds"] >= 0
+    # From the shell, what the bot noted in its lock file: polling answers every 10 s.
+    assert checked["telegram_ok"] and checked["seconds_since_telegram_ok"] <= 60, checked
     assert exit_code == 2
     lines = second.log_text().strip().splitlines()
     assert len(lines) == 1 and f"pid {bot.pid}" in lines[0], lines

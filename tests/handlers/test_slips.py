@@ -460,7 +460,7 @@ def test_an_unknown_timezone_setting_stops_the_bot_with_a_clear_message(
     monkeypatch.setenv("TIMEZONE", "Mars/Olympus")
     assert main([]) == 2
     err = capsys.readouterr().err
-    assert "timezone" in err and "unknown time zone 'Mars/Olympus'" in err
+    assert "TIMEZONE" in err and "unknown time zone 'Mars/Olympus'" in err
 
 
 @pytest.mark.parametrize(
