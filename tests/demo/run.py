@@ -4,8 +4,11 @@ and the files it sent written into the output folder with the transcript."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 import tempfile
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from .words import Words
 # stand-in and in the bot alike, so the play takes seconds and keeps the limits.
 TIME_SCALE = 0.05
 TRANSCRIPT = "transcript.txt"
+DATABASE = "bot.sqlite3"  # the demo's database, for python -m bot export, backup, check
 
 
 @dataclass
@@ -69,6 +73,8 @@ async def play(out_dir: Path, language: str = "en",
             people = cast(fake, words)
             await Play(people, words, transcript.narrate).all()
             outcome.exit_code = await bot.stop()
+            # The bot's database stays for the command lines (backup, export, check).
+            await asyncio.to_thread(_copy_database, folder / "bot.sqlite3", out_dir / DATABASE)
         except (AssertionError, TimeoutError) as exc:
             log = words("The end of the bot's log:")
             outcome.failure = f"{exc}\n\n{log}\n{bot.digest(60)}"
@@ -79,16 +85,25 @@ async def play(out_dir: Path, language: str = "en",
         return outcome
     transcript.narrate(words("The bot was stopped and exited with code {code}.").format(
         code=outcome.exit_code))
-    outcome.files = save_files(out_dir, people)
+    outcome.files = [*save_files(out_dir, people), out_dir / DATABASE]
     listing = out_dir / TRANSCRIPT
     outcome.files.append(listing)
     transcript.narrate(words("Left in {folder}: the group's standings pictures, the "
-                             "exports and this transcript:").format(folder=out_dir))
+                             "exports, the bot's database and this transcript:")
+                       .format(folder=out_dir))
     for path in outcome.files:
         transcript.note(f"{path}  ({_size(path.stat().st_size)})" if path != listing
                         else str(path))
     listing.write_text("\n".join(outcome.lines) + "\n", encoding="utf-8")
     return outcome
+
+
+def _copy_database(source: Path, target: Path) -> None:
+    """A consistent copy through SQLite's backup API (the bot has stopped)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def _size(size: int) -> str:
