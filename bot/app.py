@@ -34,6 +34,7 @@ from bot.middlewares.dedup import DedupMiddleware
 from bot.middlewares.identity import IdentityMiddleware
 from bot.middlewares.inflight import InFlightMiddleware
 from bot.middlewares.users import UsersMiddleware
+from bot.polling import Polling
 from bot.publishing import Publisher
 from bot.standings import StandingsService
 from bot.web import add_webhook, create_app, start_server
@@ -92,6 +93,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp.shutdown.register(publisher.close)
     dedup = DedupMiddleware(db)
     dp.update.outer_middleware(dedup)
+    dp["dedup"] = dedup  # polling confirms an update once it is recorded (bot.polling)
     # Last: the records of handled updates are written before the database closes.
     dp.shutdown.register(dedup.drain)
     dp.update.outer_middleware(UsersMiddleware())
@@ -187,7 +189,8 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
 
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,
                updates: list[str]) -> None:
-    """Long polling; the HTTP server beside it when WEB_PORT is set."""
+    """Long polling, each update confirmed to Telegram once handled (``bot.polling``);
+    the HTTP server beside it when WEB_PORT is set."""
     try:
         # Telegram refuses getUpdates while a webhook is set (back from webhook mode);
         # updates waiting for the webhook are kept and come by polling.
@@ -198,7 +201,7 @@ async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: 
     if app is not None and settings.web_server_port is not None:
         runner = await start_server(app, settings.web_host, settings.web_server_port)
     try:
-        await dp.start_polling(bot, allowed_updates=updates)
+        await Polling(dp, bot, allowed_updates=updates, settled=dp["dedup"].recorded).run()
     finally:
         if runner is not None:
             await runner.cleanup()
