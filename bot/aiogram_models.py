@@ -124,7 +124,7 @@ def _subclasses(cls: type[BaseModel]) -> Iterator[type[BaseModel]]:
 
 def project_methods() -> tuple[type[TelegramMethod[Any]], ...]:
     """The Bot API methods this bot calls: its own calls, the Message/CallbackQuery shortcuts
-    it uses (answer, reply, edit_text, ...), and aiogram's polling (getMe, getUpdates)."""
+    it uses (answer, reply, edit_text, ...), and polling (getMe, getUpdates: bot.polling)."""
     from aiogram import methods as m
 
     return (

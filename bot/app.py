@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import secrets
@@ -36,6 +35,7 @@ from bot.middlewares.dedup import DedupMiddleware
 from bot.middlewares.identity import IdentityMiddleware
 from bot.middlewares.inflight import InFlightMiddleware
 from bot.middlewares.users import UsersMiddleware
+from bot.polling import Polling
 from bot.publishing import Publisher
 from bot.standings import StandingsService
 from bot.startup import TokenRefused, first_contact
@@ -99,6 +99,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp.shutdown.register(publisher.close)
     dedup = DedupMiddleware(db)
     dp.update.outer_middleware(dedup)
+    dp["dedup"] = dedup  # polling confirms an update once it is recorded (bot.polling)
     # Last: the records of handled updates are written before the database closes.
     dp.shutdown.register(dedup.drain)
     dp.update.outer_middleware(UsersMiddleware())
@@ -209,8 +210,8 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
 
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,
                updates: list[str], stop: asyncio.Event) -> None:
-    """Long polling (until SIGTERM, SIGINT or ``stop``); the HTTP server beside it when
-    WEB_PORT is set."""
+    """Long polling until SIGTERM, SIGINT or ``stop``, each update confirmed to Telegram
+    once handled (``bot.polling``); the HTTP server beside it when WEB_PORT is set."""
     try:
         # Telegram refuses getUpdates while a webhook is set (back from webhook mode);
         # updates waiting for the webhook are kept and come by polling.
@@ -220,20 +221,20 @@ async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: 
     runner = None
     if app is not None and settings.web_server_port is not None:
         runner = await start_server(app, settings.web_host, settings.web_server_port)
-    stopper = asyncio.create_task(_stop_polling_on(stop, dp))
+    polling = Polling(dp, bot, allowed_updates=updates, settled=dp["dedup"].recorded)
+    stopper = asyncio.create_task(_stop_polling_on(stop, polling))
     try:
-        await dp.start_polling(bot, allowed_updates=updates)
+        await polling.run()
     finally:
         stopper.cancel()
         if runner is not None:
             await runner.cleanup()
 
 
-async def _stop_polling_on(stop: asyncio.Event, dp: Dispatcher) -> None:
+async def _stop_polling_on(stop: asyncio.Event, polling: Polling) -> None:
     await stop.wait()
     log.info("stopping")
-    with contextlib.suppress(RuntimeError):  # polling has stopped already
-        await dp.stop_polling()
+    polling.stop()
 
 
 async def serve_webhook(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,

@@ -10,7 +10,8 @@ database is asked only about ids up to the highest one recorded before this proc
 started (read once); later ones are checked in memory. The records are written right
 after the handler by one background writer, without holding up the caller, as many
 as have gathered in one round trip to the database thread; ``drain()`` (a shutdown
-hook) waits for the records still being written.
+hook) waits for the records still being written, ``recorded(update_id)`` for one
+update's (the polling loop confirms an update to Telegram only then: ``bot.polling``).
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class DedupMiddleware(BaseMiddleware):
         self._unrecorded: list[int] = []
         self._writer: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Future[Any]] = set()
+        # Ids handled (or being handled) whose record is not written yet.
+        self._unwritten: dict[int, asyncio.Future[None]] = {}
 
     async def __call__(
         self,
@@ -93,6 +96,7 @@ class DedupMiddleware(BaseMiddleware):
             log.debug("update %s was processed before; skipped", update_id)
             return UNHANDLED
         self._in_flight.add(update_id)
+        self._unwritten.setdefault(update_id, asyncio.get_running_loop().create_future())
         started: list[asyncio.Task[Any]] = []
         try:
             with Background.collect() as started:
@@ -118,6 +122,16 @@ class DedupMiddleware(BaseMiddleware):
         self._unrecorded.append(update_id)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._record(db), name="dedup-records")
+
+    async def recorded(self, update_id: int) -> None:
+        """Return once the update's record is written (at once for an update this
+        middleware is not handling: skipped as handled already, or never fed).
+
+        A record the database refused counts as written: it is logged, and holding
+        the update back for ever would stop the polling loop's confirmations."""
+        written = self._unwritten.get(update_id)
+        if written is not None:
+            await asyncio.shield(written)
 
     async def drain(self) -> None:
         """Wait for the records still being written (before the database closes)."""
@@ -157,3 +171,7 @@ class DedupMiddleware(BaseMiddleware):
                         await prune_processed(conn, keep=self._keep)
             except Exception:
                 log.exception("could not record updates %s as processed", batch)
+            for update_id in batch:
+                written = self._unwritten.pop(update_id, None)
+                if written is not None and not written.done():
+                    written.set_result(None)

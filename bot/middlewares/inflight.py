@@ -1,8 +1,9 @@
 """Let the updates being handled finish before the bot shuts down.
 
-aiogram's polling handles each update in a task of its own and, on SIGTERM (a deploy,
-`make run` stopped with Ctrl+C), stops without waiting for those tasks; the shutdown
-hooks then close the publisher, the session and the database under a judge's Save.
+The polling loop (``bot.polling``) handles each update in a task of its own and, on
+SIGTERM (a deploy, `make run` stopped with Ctrl+C), stops without waiting for those
+tasks; the shutdown hooks then close the publisher, the session and the database under
+a judge's Save.
 This outer middleware counts the updates in flight, and ``drain`` (the first shutdown
 hook) waits for them.
 """

@@ -177,3 +177,38 @@ async def test_an_update_counts_as_processed_once_what_it_left_running_is_done(
     await middleware.drain()
     async with db.read() as conn:
         assert await is_processed(conn, 41)
+
+
+async def test_recorded_returns_once_the_record_is_written(db: Database, bot: Bot) -> None:
+    """What the polling loop waits for before it confirms an update to Telegram
+    (bot/polling.py): the record, written after what the handler left running."""
+    background = Background()
+    edit_sent = asyncio.Event()
+
+    async def send_card_later() -> None:
+        await edit_sent.wait()
+
+    router = Router()
+
+    @router.message()
+    async def handle(message: Message) -> None:
+        background.spawn(send_card_later(), name="card")
+
+    middleware = DedupMiddleware(db)
+    dp = Dispatcher()
+    dp.update.outer_middleware(middleware)
+    dp.include_router(router)
+
+    await middleware.recorded(51)  # not fed: nothing to wait for
+    await dp.feed_update(bot, update(51))
+    recorded = asyncio.create_task(middleware.recorded(51))
+    await asyncio.wait({recorded}, timeout=0.05)
+    assert not recorded.done()  # the card's edit is still on its way
+
+    edit_sent.set()
+    await recorded
+    async with db.read() as conn:
+        assert await is_processed(conn, 51)
+    assert await dp.feed_update(bot, update(51)) is UNHANDLED
+    await middleware.recorded(51)  # skipped as handled: at once
+    await middleware.drain()

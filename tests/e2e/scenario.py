@@ -37,7 +37,7 @@ from handlers.game_entry.states import GameEntry
 from scoring import Result, Role
 
 from .bot_process import REPO_ROOT, BotProcess
-from .fake_telegram import JSON, CallbackAnswer, Chat, FakeTelegram, Hold, StoredMessage, User
+from .fake_telegram import JSON, CallbackAnswer, Chat, FakeTelegram, StoredMessage, User
 
 # Generous: the bot queues every chat's messages at one a second (bot/flood.py), so a
 # busy chat (the chief judge's, the group) answers several seconds late by design.
@@ -492,12 +492,11 @@ def scoring_cli(tournament_json: Path) -> list[Row]:
 # ---------------------------------------------------------------------- crashes
 
 
-def hold_confirmation(fake: FakeTelegram) -> Hold:
-    """Hold the getUpdates that would confirm the updates queued so far: if the bot
-    dies meanwhile, Telegram delivers them again (they were never confirmed)."""
-    last = max((u["update_id"] for u in fake.pending_updates), default=0)
-    return fake.hold("getUpdates",
-                     predicate=lambda r: int(r.params.get("offset") or 0) > last)
+def confirmed_below(fake: FakeTelegram) -> int:
+    """The highest offset the bot has asked getUpdates with: every update below it is
+    confirmed, and Telegram never sends it again (0: none asked with yet)."""
+    return max((int(r.params.get("offset") or 0) for r in fake.calls("getUpdates")),
+               default=0)
 
 
 def processed(db_path: Path, update_id: int) -> bool:
