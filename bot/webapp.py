@@ -34,6 +34,7 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.i18n import DEFAULT_LOCALE, locale_of_code, use_language
+from bot.live_words import phase_text
 from bot.publishing import Publisher
 from bot.rating_format import seat_parts, short_points
 from bot.rule_issues import Issue
@@ -318,7 +319,7 @@ def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
         status = 404
     elif isinstance(refusal, use_cases.NotStaff):
         status = 403
-    elif isinstance(refusal, use_cases.Saved | use_cases.Finished):
+    elif isinstance(refusal, use_cases.Saved | use_cases.Finished | use_cases.Conflict):
         status = 409
     with use_language(rt.i18n, locale):
         body: dict[str, Any] = {"error": refusal.text()}
@@ -471,6 +472,9 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
 
 
 async def get_public(request: web.Request) -> web.Response:
+    """The public live view's table, in the tournament's language: no role before Save;
+    the phase "over" with its result and what ended it as soon as the protocol ends the
+    game (``_public_phase``)."""
     rt = request.app[LIVE]
     s = await use_cases.public(rt.db, request.match_info["public"])
     if s is None:
@@ -479,27 +483,47 @@ async def get_public(request: web.Request) -> web.Response:
     roles_shown = s.game is not None
     listed = view.get("seats")
     shown: list[dict[str, Any]] = listed if isinstance(listed, list) else []
-    seats = []
-    for n, (p, seat) in enumerate(zip(s.players, shown, strict=True), start=1):
-        seats.append({
-            "seat": n,
-            "nickname": p.nickname,
-            "alive": seat.get("alive"),
-            "fouls": seat.get("fouls"),
-            "out": seat.get("out"),
-            "nominated": seat.get("nominated"),
-            "role": seat.get("role") if roles_shown else None,
-        })
+    phase = _public_phase(view, s.game)
+    with use_language(rt.i18n, s.tournament.language):
+        seats = []
+        for n, (p, seat) in enumerate(zip(s.players, shown, strict=True), start=1):
+            role = seat.get("role") if roles_shown else None
+            seats.append({
+                "seat": n,
+                "nickname": p.nickname,
+                "alive": seat.get("alive"),
+                "fouls": seat.get("fouls"),
+                "out": seat.get("out"),
+                "nominated": seat.get("nominated"),
+                "role": role,
+                "role_name": str(ROLE_NAMES[Role(role)]) if role else None,
+            })
+        phase_words = phase_text(phase)
+        saved_words = (str(TEXTS["saved_as"]).format(code=s.game.code)
+                       if s.game is not None else None)
     return web.json_response(
         {
             "tournament": s.tournament.title,
+            "locale": s.tournament.language,
             "round": s.draft.round,
             "table": s.draft.table_no,
-            "phase": view.get("phase"),
+            "phase": phase,
+            "phase_text": phase_words,
             "seats": seats,
             "version": s.version,
-            "result": view.get("result") if roles_shown else None,
+            "result": s.game.result.value if s.game is not None else None,
             "saved": _saved(s.game),
+            "saved_text": saved_words,
         },
         dumps=lambda data: json.dumps(data, ensure_ascii=False),
     )
+
+
+def _public_phase(view: Mapping[str, Any], game: GameRecord | None) -> dict[str, Any]:
+    """The day or night being played; "over" once the protocol ends the game (the
+    events leave a team the winner, or the result is entered) or it is saved: the
+    result (the saved game's once saved) and what ended it, if the events did."""
+    result = game.result.value if game is not None else view.get("over") or view.get("result")
+    if result is None:
+        return dict(view.get("phase") or {})
+    return {"kind": "over", "result": result, "ended": view.get("ended")}
