@@ -195,6 +195,16 @@ async def open_drafts(db: Database, judge_id: int) -> list[tuple[LiveDraft, str]
     return [(d, titles[d.tournament_id]) for d in drafts]
 
 
+async def saved_live(db: Database, draft_id: str) -> GameRecord | None:
+    """The game the live protocol saved of the card's ``draft_id``, if it saved one (the
+    card then closes its draft, as a game saved on the card closes the live one)."""
+    async with db.read() as conn:
+        draft = await live.by_draft_id(conn, draft_id)
+        if draft is None or draft.game_id is None:
+            return None
+        return await games.get_game(conn, draft.game_id)
+
+
 # -- who may --------------------------------------------------------------------------------
 
 
@@ -472,6 +482,7 @@ __all__ = [
     "public",
     "review",
     "save",
+    "saved_live",
     "snapshot",
     "too_many",
     "well_formed",
