@@ -152,7 +152,9 @@ def webapp_enabled(settings: Settings) -> bool:
 def add_live(app: web.Application, rt: LiveRuntime) -> None:
     """The page, its API and the public view."""
     app[LIVE] = rt
-    app.middlewares.append(_api_answers)
+    # First: a request the server refuses before any route (a body over its limit,
+    # ``bot.bad_requests``) is answered in JSON too.
+    app.middlewares.insert(0, _api_answers)
     app.on_response_prepare.append(_headers)
     app.router.add_get("/app", _to_app)
     app.router.add_get("/app/", index)
@@ -177,8 +179,9 @@ def _is_api(request: web.Request) -> bool:
 async def _api_answers(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """An ``/api/`` error is JSON like the handlers' own: aiohttp's (no such route, a
-    body over the limit) and a failure's (logged; the client sees no traceback)."""
+    """An ``/api/`` error is JSON like the handlers' own: aiohttp's and the server's
+    (no such route, a body over the limit) and a failure's (logged; the client sees no
+    traceback)."""
     if not _is_api(request):
         return await handler(request)
     rt = request.app[LIVE]
@@ -191,6 +194,8 @@ async def _api_answers(
             return _refused(rt, DEFAULT_LOCALE, use_cases.UNKNOWN)
         text = _TOO_BIG if exc.status == 413 else _MALFORMED
         return _error(rt, DEFAULT_LOCALE, exc.status, text)
+    except (ConnectionError, web.RequestPayloadError):
+        raise  # the client left, or broke its body: the server's (bot.bad_requests)
     except Exception:
         resource = request.match_info.route.resource
         where = resource.canonical if resource is not None else "?"  # not the token
