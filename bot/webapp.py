@@ -190,10 +190,11 @@ async def _api_answers(
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
+        locale = _reader_locale(rt, request)
         if exc.status == 404:
-            return _refused(rt, DEFAULT_LOCALE, use_cases.UNKNOWN)
+            return _refused(rt, locale, use_cases.UNKNOWN)
         text = _TOO_BIG if exc.status == 413 else _MALFORMED
-        return _error(rt, DEFAULT_LOCALE, exc.status, text)
+        return _error(rt, locale, exc.status, text)
     except (ConnectionError, web.RequestPayloadError):
         raise  # the client left, or broke its body: the server's (bot.bad_requests)
     except Exception:
@@ -267,6 +268,16 @@ def signed_user(rt: LiveRuntime, request: web.Request) -> WebAppInitData:
     if age > rt.max_age:
         raise _Denied(_error(rt, locale, 401, _STALE))
     return data
+
+
+def _reader_locale(rt: LiveRuntime, request: web.Request) -> str:
+    """The language of whoever signed the request in (refused before a handler knew
+    him, e.g. a body over the server's limit); the default one when nobody did."""
+    try:
+        data = signed_user(rt, request)
+    except _Denied:
+        return DEFAULT_LOCALE
+    return locale_of_code(data.user.language_code if data.user else None)
 
 
 def _whole_user_id(raw: str) -> bool:

@@ -120,10 +120,10 @@ async def test_a_body_over_the_limit_is_413_and_the_api_still_answers_json(
                        ("/api/live/NoSuchToken0123456789/events", judge)):
         status, fields, answer = await exchange(port, post(path, body, line))
         assert status.endswith(" 413 Request Entity Too Large"), (path, status)
-        if path.startswith("/api/"):  # every answer of the API is JSON
+        if path.startswith("/api/"):  # every answer of the API is JSON, in his language
             assert fields["Content-Type"].startswith("application/json")
-            assert json.loads(answer) == {"error": "Слишком большой запрос: отправляйте "
-                                                   "меньше событий за раз."}
+            assert json.loads(answer) == {
+                "error": "The request is too large: send fewer events at a time."}
         one_line_without_traceback(caplog, 413)
     # Sent without its length, the webhook's body is held to the same limit.
     chunked = (b"POST " + HOOK.encode() + b" HTTP/1.1\r\nHost: bot\r\n" + secret
