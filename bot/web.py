@@ -1,5 +1,6 @@
 """The bot's one aiohttp application: ``/healthz``, the webhook, and whatever page is
 added later (``create_app`` returns a plain ``web.Application`` to add routes to).
+Requests too large or malformed are refused before any route (``bot.bad_requests``).
 
 The webhook is aiogram's own ``SimpleRequestHandler``, with the update handled before
 the answer (``handle_in_background=False``): Telegram sends an update again until it
@@ -23,6 +24,7 @@ from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_applicati
 from aiohttp import web
 
 from bot.background import Background
+from bot.bad_requests import MAX_BODY, Runner, bounded_body
 from bot.config import Settings
 from bot.health import Limits, report_async
 from bot.telegram_watch import TelegramWatch
@@ -38,7 +40,9 @@ TELEGRAM = web.AppKey("telegram", TelegramWatch)
 def create_app(settings: Settings, *, started: float, mode: str,
                telegram: TelegramWatch | None = None) -> web.Application:
     """``telegram``: the bot's session's watch (without one, Telegram counts as silent)."""
-    app = web.Application()
+    # A body over MAX_BODY is refused before any route (413), and when read without its
+    # length declared (``client_max_size``); the parser's refusals are ``Runner``'s.
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[bounded_body])
     app[SETTINGS] = settings
     app[STARTED] = started
     app[MODE] = mode
@@ -98,7 +102,10 @@ async def start_server(app: web.Application, host: str, port: int) -> web.AppRun
     # No access log: Telegram posts every update; the reverse proxy logs requests.
     # A short shutdown timeout: the dispatcher's shutdown hook has drained the updates
     # being handled already; what is left hangs (and is sent again after the restart).
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=10)
+    # A request the parser refuses (a header over aiohttp's 8190 bytes, a malformed
+    # line) gets 431 or 400 and one log line, not a traceback and a reset
+    # (``bot.bad_requests``).
+    runner = Runner(app, access_log=None, handle_signals=False, shutdown_timeout=10)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()

@@ -34,6 +34,7 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.i18n import DEFAULT_LOCALE, locale_of_code, use_language
+from bot.live_words import phase_text
 from bot.publishing import Publisher
 from bot.rating_format import seat_parts, short_points
 from bot.rule_issues import Issue
@@ -151,7 +152,9 @@ def webapp_enabled(settings: Settings) -> bool:
 def add_live(app: web.Application, rt: LiveRuntime) -> None:
     """The page, its API and the public view."""
     app[LIVE] = rt
-    app.middlewares.append(_api_answers)
+    # First: a request the server refuses before any route (a body over its limit,
+    # ``bot.bad_requests``) is answered in JSON too.
+    app.middlewares.insert(0, _api_answers)
     app.on_response_prepare.append(_headers)
     app.router.add_get("/app", _to_app)
     app.router.add_get("/app/", index)
@@ -176,8 +179,9 @@ def _is_api(request: web.Request) -> bool:
 async def _api_answers(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """An ``/api/`` error is JSON like the handlers' own: aiohttp's (no such route, a
-    body over the limit) and a failure's (logged; the client sees no traceback)."""
+    """An ``/api/`` error is JSON like the handlers' own: aiohttp's and the server's
+    (no such route, a body over the limit) and a failure's (logged; the client sees no
+    traceback)."""
     if not _is_api(request):
         return await handler(request)
     rt = request.app[LIVE]
@@ -186,10 +190,13 @@ async def _api_answers(
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
+        locale = _reader_locale(rt, request)
         if exc.status == 404:
-            return _refused(rt, DEFAULT_LOCALE, use_cases.UNKNOWN)
+            return _refused(rt, locale, use_cases.UNKNOWN)
         text = _TOO_BIG if exc.status == 413 else _MALFORMED
-        return _error(rt, DEFAULT_LOCALE, exc.status, text)
+        return _error(rt, locale, exc.status, text)
+    except (ConnectionError, web.RequestPayloadError):
+        raise  # the client left, or broke its body: the server's (bot.bad_requests)
     except Exception:
         resource = request.match_info.route.resource
         where = resource.canonical if resource is not None else "?"  # not the token
@@ -263,6 +270,16 @@ def signed_user(rt: LiveRuntime, request: web.Request) -> WebAppInitData:
     return data
 
 
+def _reader_locale(rt: LiveRuntime, request: web.Request) -> str:
+    """The language of whoever signed the request in (refused before a handler knew
+    him, e.g. a body over the server's limit); the default one when nobody did."""
+    try:
+        data = signed_user(rt, request)
+    except _Denied:
+        return DEFAULT_LOCALE
+    return locale_of_code(data.user.language_code if data.user else None)
+
+
 def _whole_user_id(raw: str) -> bool:
     """Whether the (signed) initData names its user by a whole number, as Telegram does
     (not "1002", 1002.0 or true, which the parser would take for one)."""
@@ -318,7 +335,7 @@ def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
         status = 404
     elif isinstance(refusal, use_cases.NotStaff):
         status = 403
-    elif isinstance(refusal, use_cases.Saved | use_cases.Finished):
+    elif isinstance(refusal, use_cases.Saved | use_cases.Finished | use_cases.Conflict):
         status = 409
     with use_language(rt.i18n, locale):
         body: dict[str, Any] = {"error": refusal.text()}
@@ -473,6 +490,9 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
 
 
 async def get_public(request: web.Request) -> web.Response:
+    """The public live view's table, in the tournament's language: no role before Save;
+    the phase "over" with its result and what ended it as soon as the protocol ends the
+    game (``_public_phase``)."""
     rt = request.app[LIVE]
     s = await use_cases.public(rt.db, request.match_info["public"])
     if s is None:
@@ -481,27 +501,47 @@ async def get_public(request: web.Request) -> web.Response:
     roles_shown = s.game is not None
     listed = view.get("seats")
     shown: list[dict[str, Any]] = listed if isinstance(listed, list) else []
-    seats = []
-    for n, (p, seat) in enumerate(zip(s.players, shown, strict=True), start=1):
-        seats.append({
-            "seat": n,
-            "nickname": p.nickname,
-            "alive": seat.get("alive"),
-            "fouls": seat.get("fouls"),
-            "out": seat.get("out"),
-            "nominated": seat.get("nominated"),
-            "role": seat.get("role") if roles_shown else None,
-        })
+    phase = _public_phase(view, s.game)
+    with use_language(rt.i18n, s.tournament.language):
+        seats = []
+        for n, (p, seat) in enumerate(zip(s.players, shown, strict=True), start=1):
+            role = seat.get("role") if roles_shown else None
+            seats.append({
+                "seat": n,
+                "nickname": p.nickname,
+                "alive": seat.get("alive"),
+                "fouls": seat.get("fouls"),
+                "out": seat.get("out"),
+                "nominated": seat.get("nominated"),
+                "role": role,
+                "role_name": str(ROLE_NAMES[Role(role)]) if role else None,
+            })
+        phase_words = phase_text(phase)
+        saved_words = (str(TEXTS["saved_as"]).format(code=s.game.code)
+                       if s.game is not None else None)
     return web.json_response(
         {
             "tournament": s.tournament.title,
+            "locale": s.tournament.language,
             "round": s.draft.round,
             "table": s.draft.table_no,
-            "phase": view.get("phase"),
+            "phase": phase,
+            "phase_text": phase_words,
             "seats": seats,
             "version": s.version,
-            "result": view.get("result") if roles_shown else None,
+            "result": s.game.result.value if s.game is not None else None,
             "saved": _saved(s.game),
+            "saved_text": saved_words,
         },
         dumps=lambda data: json.dumps(data, ensure_ascii=False),
     )
+
+
+def _public_phase(view: Mapping[str, Any], game: GameRecord | None) -> dict[str, Any]:
+    """The day or night being played; "over" once the protocol ends the game (the
+    events leave a team the winner, or the result is entered) or it is saved: the
+    result (the saved game's once saved) and what ended it, if the events did."""
+    result = game.result.value if game is not None else view.get("over") or view.get("result")
+    if result is None:
+        return dict(view.get("phase") or {})
+    return {"kind": "over", "result": result, "ended": view.get("ended")}

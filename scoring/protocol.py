@@ -185,6 +185,9 @@ class _Live:
     night1_shot: int | None = None
     night1_done: bool = False
     over: Result | None = None
+    # What ended the game: (how the last seat left, "day" or "night", its number, the
+    # seat), set with ``over`` (the public view says "after the day-3 vote").
+    ended: tuple[str, str, int, int] | None = None
 
     def alive(self, seat: int) -> bool:
         return seat not in self.out
@@ -221,6 +224,10 @@ _NOT_ALIVE = N_("Seat {seat} is out of the game.")
 def _remove(roles: tuple[Role | None, ...], state: _Live, seat: int, how: str) -> None:
     state.out[seat] = how
     state.over = _over(roles, state)
+    if state.over is None:
+        state.ended = None
+    elif state.ended is None:
+        state.ended = (how, "night" if state.night else "day", state.number, seat)
 
 
 def _step(roles: tuple[Role | None, ...], state: _Live, event: Event) -> Refusal | None:
@@ -472,11 +479,21 @@ def view(p: Protocol) -> dict[str, object]:
         "day1": f.day1_voted_out,
         "night1": f.first_killed if f.night1_known else None,
         "over": state.over.value if state.over is not None else None,
+        "ended": _ended(state),
         "result": p.result.value if p.result is not None else None,
         "extras": {str(seat): value for seat, value in p.extras},
         "penalties": {str(seat): list(rules) for seat, rules in p.penalties},
         "dq": list(p.disqualified),
     }
+
+
+def _ended(state: _Live) -> dict[str, object] | None:
+    """What ended the game, once the events ended it: how the last seat left
+    ("voted", "shot", "fouls", "disqualified"), in which day or night, and the seat."""
+    if state.over is None or state.ended is None:
+        return None
+    how, kind, number, seat = state.ended
+    return {"by": how, "kind": kind, "number": number, "seat": seat}
 
 
 # -- JSON ------------------------------------------------------------------------------------

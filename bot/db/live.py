@@ -135,17 +135,20 @@ async def events(conn: Conn, draft: int) -> list[LiveEvent]:
     return [LiveEvent(r["seq"], r["client_id"], json.loads(r["command"])) for r in rows]
 
 
-async def known_ids(conn: Conn, draft: int, client_ids: Sequence[str]) -> set[str]:
-    """Which of ``client_ids`` are stored for ``draft`` already."""
+async def known_commands(
+    conn: Conn, draft: int, client_ids: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """The commands stored for ``draft`` under those of ``client_ids`` stored already."""
     if not client_ids:
-        return set()
+        return {}
     marks = ", ".join("?" * len(client_ids))
     rows = await fetch_all(
         conn,
-        f"SELECT client_id FROM live_events WHERE draft_id = ? AND client_id IN ({marks})",
+        "SELECT client_id, command FROM live_events"
+        f" WHERE draft_id = ? AND client_id IN ({marks})",
         (draft, *client_ids),
     )
-    return {r["client_id"] for r in rows}
+    return {r["client_id"]: json.loads(r["command"]) for r in rows}
 
 
 async def version(conn: Conn, draft: int) -> int:
@@ -214,7 +217,7 @@ __all__ = [
     "by_token",
     "commands_of_games",
     "events",
-    "known_ids",
+    "known_commands",
     "mark_saved",
     "new_token",
     "open_draft",

@@ -16,9 +16,11 @@ import asyncio
 import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from aiogram.utils.i18n import gettext as _
 
 from bot.db import games, live, players, staff, tournaments
 from bot.db.connection import Conn, Database
@@ -28,6 +30,7 @@ from bot.db.live import LiveDraft, LiveEvent
 from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
+from bot.live_words import command_text
 from bot.services import N_, Refusal
 from bot.services.games import GameViews, ResultLine, Runtime, save_game
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
@@ -67,11 +70,26 @@ class Finished(Refusal):
     """The draft's tournament is finished: no more events, no save (409)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Conflict(Refusal):
+    """An event's id is stored already with another command: the request stores
+    nothing (409). Its text names both commands, in the reader's language."""
+
+    stored: Mapping[str, Any] = field(default_factory=dict)
+    sent: Mapping[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        return _(self.msgid).format(stored=command_text(self.stored),
+                                    sent=command_text(self.sent))
+
+
 UNKNOWN = Unknown(N_("There is no such live protocol."))
 NOT_STAFF = NotStaff(N_("Only a judge of this tournament can enter its games."))
 SAVED = Saved(N_("This game is saved already; nothing more is entered here."))
 FINISHED = Finished(N_("The tournament is finished: its games can't be entered or saved "
                        "any more."))
+_CONFLICT = N_("Not stored: this event was recorded already as «{stored}», and now it came "
+               "as «{sent}». Nothing was changed; the protocol is shown as recorded.")
 
 
 class _Locks:
@@ -177,6 +195,16 @@ async def open_drafts(db: Database, judge_id: int) -> list[tuple[LiveDraft, str]
     return [(d, titles[d.tournament_id]) for d in drafts]
 
 
+async def saved_live(db: Database, draft_id: str) -> GameRecord | None:
+    """The game the live protocol saved of the card's ``draft_id``, if it saved one (the
+    card then closes its draft, as a game saved on the card closes the live one)."""
+    async with db.read() as conn:
+        draft = await live.by_draft_id(conn, draft_id)
+        if draft is None or draft.game_id is None:
+            return None
+        return await games.get_game(conn, draft.game_id)
+
+
 # -- who may --------------------------------------------------------------------------------
 
 
@@ -252,7 +280,7 @@ def well_formed(events: object) -> list[tuple[str, dict[str, Any]]] | None:
         if not isinstance(command, dict) or len(_compact(command)) > MAX_COMMAND:
             return None
         found.append((event_id, command))
-    if len({event_id for event_id, _ in found}) != len(found):
+    if len({event_id for event_id, _command in found}) != len(found):
         return None
     return found
 
@@ -261,12 +289,19 @@ def _compact(command: Mapping[str, Any]) -> str:
     return json.dumps(command, separators=(",", ":"))
 
 
+def _same(stored: Mapping[str, Any], sent: Mapping[str, Any]) -> bool:
+    """The same command as JSON (the order of its keys aside; 1 and 1.0 or true differ)."""
+    return json.dumps(stored, sort_keys=True) == json.dumps(sent, sort_keys=True)
+
+
 async def append_events(
     db: Database, draft: LiveDraft, events: Sequence[tuple[str, Mapping[str, Any]]]
 ) -> Appended | Refusal:
     """Apply ``events`` in order, each once; stop at the first refusal (it and what
     follows are not stored). Refused whole (``SAVED``, ``FINISHED``) once the game is
-    saved, here or on the card, or its tournament is finished."""
+    saved, here or on the card, or its tournament is finished, and (``Conflict``) when
+    an event's id is stored with another command: an id sent again with the same
+    command is applied already, with another it is not the same event."""
     async with LOCKS.of(draft.id), db.transaction() as conn:
         current = await live.by_token(conn, draft.token)
         if current is None:
@@ -276,14 +311,18 @@ async def append_events(
         tournament = await tournaments.get_tournament(conn, current.tournament_id)
         if tournament is None or tournament.status == "finished":
             return FINISHED
+        ids = [event_id for event_id, _command in events]
+        known = await live.known_commands(conn, draft.id, ids)
+        for event_id, command in events:
+            if event_id in known and not _same(known[event_id], command):
+                return Conflict(_CONFLICT, stored=known[event_id], sent=command)
         stored = await live.events(conn, draft.id)
         p = _replay(stored)
-        known = await live.known_ids(conn, draft.id, [event_id for event_id, _ in events])
         applied: list[str] = []
         fresh: list[tuple[str, Mapping[str, Any]]] = []
         refused: tuple[str, rules.Refusal] | None = None
         for event_id, command in events:
-            if event_id in known:
+            if event_id in known:  # sent again: applied before
                 applied.append(event_id)
                 continue
             after = rules.apply(p, command)
@@ -291,7 +330,6 @@ async def append_events(
                 refused = (event_id, after)
                 break
             p = after
-            known.add(event_id)
             applied.append(event_id)
             fresh.append((event_id, command))
         if fresh:
@@ -423,6 +461,7 @@ __all__ = [
     "SAVED",
     "UNKNOWN",
     "Appended",
+    "Conflict",
     "Finished",
     "LiveDraft",
     "NotReady",
@@ -443,6 +482,7 @@ __all__ = [
     "public",
     "review",
     "save",
+    "saved_live",
     "snapshot",
     "too_many",
     "well_formed",

@@ -25,6 +25,7 @@ from handlers.game_entry.commands import attempt, refusal_text
 from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import DATA_KEY, Draft
 from handlers.game_entry.flow import current_draft, show
+from handlers.game_entry.saved_live import closed_by_live
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (
     named_text,
@@ -94,6 +95,10 @@ async def player_taps(
             return
         judge = Ctx(deps, FSMContext(storage=fsm_storage, key=key), callback_data.j).waiting()
         d = await current_draft(judge.state)
+        if d is not None and d.token == callback_data.t and await closed_by_live(judge, d):
+            await callback.answer(_("The judge saved this game in the live protocol; nothing "
+                                    "was changed."), show_alert=True)
+            return
         refusal = await _check_tap(deps.db, d, callback_data, callback)
         if refusal is not None:
             await callback.answer(refusal, show_alert=True)

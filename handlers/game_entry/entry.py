@@ -28,6 +28,7 @@ from handlers.game_entry.flow import (
 )
 from handlers.game_entry.live import list_live_drafts
 from handlers.game_entry.meaning import Before, tap_meaning
+from handlers.game_entry.saved_live import closed_by_live, saved_live_text
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
@@ -39,11 +40,15 @@ router = Router(name="game_entry.entry")
 
 
 async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) -> None:
-    """A new draft for the user, or his unfinished one sent again."""
+    """A new draft for the user, or his unfinished one sent again (unless the live
+    protocol saved its game meanwhile: then a new one)."""
     existing = await current_draft(ctx.state)
     if existing is not None and await ctx.state.get_state() in ctx.card.state_names:
-        await resend_card(ctx, existing, chat_id)
-        return
+        saved = await closed_by_live(ctx, existing)
+        if saved is None:
+            await resend_card(ctx, existing, chat_id)
+            return
+        await ctx.bot.send_message(chat_id, saved_live_text(saved))
     mine = await staff_tournaments(ctx.db, ctx.user_id)
     running = [m.tournament.id for m in mine if m.tournament.status == "running"]
     if not running:
@@ -114,6 +119,10 @@ async def new_game_button(callback: CallbackQuery, ctx: Ctx | None = None) -> No
 @router.message(Command("cancel"), StateFilter(GameEntry))
 async def cancel(message: Message, ctx: Ctx) -> None:
     d = await current_draft(ctx.state)
+    saved = None if d is None else await closed_by_live(ctx, d)
+    if saved is not None:
+        await message.answer(saved_live_text(saved))
+        return
     await ctx.state.clear()
     if d is not None:
         await retire_card(
@@ -138,6 +147,11 @@ async def on_step(
         await callback.answer()
         await show(ctx, d)
         return
+    if d is not None and current and d.token == callback_data.t:
+        saved = await closed_by_live(ctx, d)
+        if saved is not None:
+            await callback.answer(saved_live_text(saved), show_alert=True)
+            return
     if d is None or is_stale(d, callback_data, callback) or not current:
         await callback.answer(_(STALE))
         return
@@ -177,6 +191,10 @@ async def on_text(message: Message, ctx: Ctx) -> None:
     d = await current_draft(ctx.state)
     if d is None:
         await ctx.state.clear()
+        return
+    saved = await closed_by_live(ctx, d)
+    if saved is not None:
+        await message.reply(saved_live_text(saved))
         return
     handler = ctx.card.typed(d.step)
     if handler is None:

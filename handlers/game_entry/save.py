@@ -42,6 +42,7 @@ from handlers.game_entry.flow import (
 from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.notices import NOTICES
 from handlers.game_entry.saved import saved_text, saved_view, summary_line
+from handlers.game_entry.saved_live import closed_by_live, saved_live_text
 from handlers.game_entry.states import GameEntry
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,11 @@ async def on_save(
 ) -> None:
     ctx = ctx.waiting()  # Save waits for its card's edits
     d = await current_draft(ctx.state)
+    if d is not None and d.token == callback_data.t:
+        live_game = await closed_by_live(ctx, d)
+        if live_game is not None:
+            await callback.answer(saved_live_text(live_game), show_alert=True)
+            return
     if d is None or is_stale(d, callback_data, callback) or raw_state != GameEntry.review.state:
         await callback.answer(_(STALE))
         return

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 
 from bot.db.migrations import LATEST
+from tests.web.test_bad_requests import exchange, get, post
 
 from .bot_process import REPO_ROOT, BotFactory, BotProcess, free_port, requires_bot
 from .fake_telegram import FakeTelegram
@@ -222,3 +223,34 @@ async def polling_health_and_one_instance(fake: FakeTelegram, bot_factory: BotFa
     status, health = await http("GET", f"http://127.0.0.1:{port}/healthz")
     assert status == 503 and not health["healthy"] and not health["database_ok"], health
     assert health["error"] == "unable to open database file"
+
+
+async def test_oversized_and_malformed_requests_get_a_4xx_and_one_log_line(
+        fake_telegram: FakeTelegram, bot_factory: BotFactory) -> None:
+    """The bot in webhook mode with the live protocol: a 16 kB and a 1 MB header
+    (X-Telegram-Init-Data), a body over 1 MiB and a malformed header line, to /healthz,
+    the webhook and the API: 431, 413 and 400, each with one line in the bot's log and
+    no traceback; the server answers the next request."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    bot = await bot_factory(env={"WEBHOOK_URL": f"{base}/tg/hook", "WEBHOOK_SECRET": SECRET,
+                                 "WEB_PORT": str(port), "WEBAPP_URL": base,
+                                 "LOG_LEVEL": "INFO"})
+    secret = b"X-Telegram-Bot-Api-Secret-Token: " + SECRET.encode()
+    big_body = b"{" + b" " * (2 * 1024 * 1024) + b"}"
+    cases = [
+        (431, get(path, b"X-Telegram-Init-Data: " + b"a" * size))
+        for size in (16 * 1024, 1024 * 1024)
+        for path in ("/healthz", "/tg/hook", "/api/live/NoSuchToken0123456789")
+    ]
+    cases += [(413, post(path, big_body, secret))
+              for path in ("/healthz", "/tg/hook", "/api/live/NoSuchToken0123456789/events")]
+    cases += [(400, get("/healthz", b"Bad Header"))]
+    for status, request in cases:
+        before = len(bot.log_text().splitlines())
+        line, _fields, _body = await exchange(port, request)
+        assert line.split(" ", 2)[1] == str(status), (request[:60], line)
+        new = bot.log_text().splitlines()[before:]
+        assert len(new) == 1 and f"HTTP {status} to 127.0.0.1: " in new[0], new
+    assert "Traceback" not in bot.log_text()
+    assert (await http("GET", f"{base}/healthz"))[0] == 200

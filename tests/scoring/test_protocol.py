@@ -212,6 +212,25 @@ def test_black_wins_when_black_alive_reach_red_alive() -> None:
     run({"type": "result", "result": "black"}, start=p)
 
 
+def test_the_view_says_what_ended_the_game() -> None:
+    """The seat whose leaving decided it: the day-N vote, the night-N shot, a 4th foul or
+    a disqualification; none while the game goes on, nor after an undo."""
+    p = run(ROLES, *_day([5], 6), *_night(6), *_day([7], 8))
+    assert view(p)["ended"] is None
+    shot = run(*_night(8), start=p)
+    assert view(shot)["ended"] == {"by": "shot", "kind": "night", "number": 2, "seat": 8}
+    voted = run(*_night(None), *_day([9], 10), start=p)
+    assert view(voted)["over"] == "black"
+    assert view(voted)["ended"] == {"by": "voted", "kind": "day", "number": 3, "seat": 9}
+    fouls = run(*_night(None), *({"type": "foul", "seat": 9},) * 4, start=p)
+    assert view(fouls)["ended"] == {"by": "fouls", "kind": "day", "number": 3, "seat": 9}
+    dq = run(*_night(None), {"type": "disqualify", "seat": 9}, start=p)
+    assert view(dq)["ended"] == {"by": "disqualified", "kind": "day", "number": 3, "seat": 9}
+    assert view(run({"type": "undo"}, start=dq))["ended"] is None
+    red = run(ROLES, *_day([3], 5), *_night(None), *_day([4], 5), *_night(None), *_day([2], 5))
+    assert view(red)["ended"] == {"by": "voted", "kind": "day", "number": 3, "seat": 2}
+
+
 def test_a_result_is_refused_by_the_events_only_once_a_team_won() -> None:
     p = run(ROLES, *_day([5], 6))
     for result in ("red", "black", "draw"):

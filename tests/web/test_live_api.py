@@ -192,6 +192,33 @@ async def test_an_event_sent_twice_is_stored_once(client: Any, token: str, db: D
     assert await stored(db) == 1
 
 
+async def test_an_id_stored_with_another_command_is_409_naming_both_and_stores_nothing(
+    client: Any, token: str, db: Database
+) -> None:
+    """The page's id names one event: sent again with another command it is not taken
+    for the stored one (nor applied as new); the whole request stores nothing and the
+    judge reads both commands in his language. The same command again is applied."""
+    await post(client, token, events(ROLES, GAME[1]))
+    batch = [{"id": "fresh", "command": {"type": "foul", "seat": 7}},
+             {"id": "e2", "command": {"type": "foul", "seat": 8}}]
+    answer = await client.post(f"/api/live/{token}/events", json={"events": batch},
+                               headers=headers(BOT_TOKEN, JUDGE))
+    assert answer.status == 409
+    assert await answer.json() == {"error": (
+        "Not stored: this event was recorded already as «seat 1 nominates seat 2», and now "
+        "it came as «a foul to seat 8». Nothing was changed; the protocol is shown as "
+        "recorded.")}
+    russian = await client.post(f"/api/live/{token}/events", json={"events": batch},
+                                headers=headers(BOT_TOKEN, JUDGE, language="ru"))
+    assert russian.status == 409
+    text = (await russian.json())["error"]
+    assert "«место 1 выставляет место 2»" in text and "«фол месту 8»" in text, text
+    assert await stored(db) == 2
+    same = await post(client, token, [{"id": "e2", "command": dict(reversed(GAME[1].items()))}])
+    assert same["applied"] == ["e2"] and same["version"] == 2 and same["refused"] is None
+    assert await stored(db) == 2
+
+
 async def test_a_refusal_names_its_rule_and_stores_nothing_of_it(
     client: Any, token: str, db: Database
 ) -> None:
@@ -318,3 +345,39 @@ async def test_the_public_view_hides_roles_until_saved(client: Any, token: str) 
     assert page.status == 200 and "live.js" in await page.text()
     script = await client.get("/app/static/live.js")
     assert script.status == 200
+
+
+async def test_the_public_view_says_game_over_with_its_reason_then_the_saved_result(
+    client: Any, token: str, world: World
+) -> None:
+    """The day-3 vote leaves no black: the public view reads "game over" with the result
+    and what ended it at once (the roles still hidden), in the tournament's language;
+    after Save it names the result and the saved game."""
+    draft = await (await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))).json()
+    await post(client, token, events(*GAME[:-2]))
+    public = await (await client.get(f"/api/public/{draft['public']}")).json()
+    assert public["phase"] == {"kind": "day", "number": 3, "step": "voting"}
+    assert public["phase_text"] == "Day 3" and public["locale"] == "en"
+    await post(client, token, events(GAME[-2], prefix="out"))
+    public = await (await client.get(f"/api/public/{draft['public']}")).json()
+    assert public["phase"] == {"kind": "over", "result": "red", "ended": {
+        "by": "voted", "kind": "day", "number": 3, "seat": 4}}
+    assert public["phase_text"] == "Game over after the day-3 vote: red win"
+    assert [s["role"] for s in public["seats"]] == [None] * 10
+    assert public["result"] is None and public["saved_text"] is None
+    await post(client, token, events(GAME[-1], prefix="result"))
+    saved = await client.post(f"/api/live/{token}/save", headers=headers(BOT_TOKEN, JUDGE))
+    assert saved.status == 200
+    public = await (await client.get(f"/api/public/{draft['public']}")).json()
+    assert public["result"] == "red"
+    assert public["phase_text"] == "Game over after the day-3 vote: red win"
+    assert public["saved_text"] == "Saved as game R1-T1"
+    assert [s["role_name"] for s in public["seats"][:5]] == [
+        "sheriff", "don", "mafia", "mafia", "civilian"]
+    async with world.db.transaction() as conn:  # the group reads Russian
+        await conn.execute("UPDATE tournaments SET language = 'ru' WHERE id = ?", (world.tid,))
+    public = await (await client.get(f"/api/public/{draft['public']}")).json()
+    assert public["phase_text"] == (
+        "Игра окончена после голосования 3-го дня: победа красных")
+    assert public["saved_text"] == "Сохранено как игра R1-T1"
+    assert public["seats"][0]["role_name"] == "шериф"

@@ -319,8 +319,9 @@ async def test_the_public_view_shows_no_role_before_save_and_tokens_do_not_cross
     assert seen.headers["Cache-Control"] == "no-store"
     text = await seen.text()
     assert not any(word in text.lower() for word in ROLE_WORDS)
-    assert set(json.loads(text)) == {"tournament", "round", "table", "phase", "seats",
-                                      "version", "result", "saved"}
+    assert set(json.loads(text)) == {"tournament", "locale", "round", "table", "phase",
+                                      "phase_text", "seats", "version", "result", "saved",
+                                      "saved_text"}
     page = await (await client.get(f"/live/{public}")).text()
     assert public not in page and not any(word in page.lower() for word in ROLE_WORDS)
     # Neither token opens the other's side; an unknown one is not echoed back.

@@ -343,7 +343,12 @@
       S.offline = false;
       if (refusedBy(answer)) return;
       var body = answer.body || {};
-      if (answer.status === 409) { S.queue = []; storeQueue(); return load(); }
+      if (answer.status === 409) {
+        // Nothing of the batch was taken (saved meanwhile, or an id stored with another
+        // command): the judge reads why, and the page shows the server's protocol again.
+        S.queue = []; storeQueue(); haptic('error'); toast(body.error || String(answer.status));
+        return load();
+      }
       if (answer.status !== 200) {
         S.queue = []; storeQueue(); toast(body.error || String(answer.status)); return load();
       }

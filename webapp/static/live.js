@@ -1,5 +1,7 @@
 // The public live view: a table's game as it is entered, read-only (GET
-// /api/public/{public} every 2 s). Roles are shown only once the game is saved.
+// /api/public/{public} every 2 s). Roles are shown only once the game is saved. Its
+// words (the phase, "game over" with the result, the saved game) are the API's, in the
+// tournament's language.
 "use strict";
 (function () {
   var pub = location.pathname.split("/").filter(Boolean).pop();
@@ -7,19 +9,24 @@
 
   function text(el, value) { el.textContent = value == null ? "" : String(value); }
 
+  var MARKS = { day: "☀️ ", night: "🌙 ", over: "🏁 " };
+
   function render(data) {
-    text(document.getElementById("title"),
-      data.tournament + " — R" + data.round + " T" + data.table);
+    if (data.locale) document.documentElement.lang = data.locale;
+    var title = data.tournament + " — R" + data.round + " T" + data.table;
+    document.title = title;
+    text(document.getElementById("title"), title);
     var phase = data.phase || {};
-    text(document.getElementById("phase"),
-      (phase.kind === "night" ? "🌙 " : "☀️ ") + (phase.number || "") +
-      (data.saved ? " · " + data.saved.code + " ✔" : ""));
+    var el = document.getElementById("phase");
+    el.className = phase.kind || "";
+    text(el, (MARKS[phase.kind] || "") + (data.phase_text || ""));
+    text(document.getElementById("saved"), data.saved_text ? "✔ " + data.saved_text : "");
     var body = document.getElementById("seats");
     while (body.firstChild) body.removeChild(body.firstChild);
     data.seats.forEach(function (s) {
       var tr = document.createElement("tr");
       if (!s.alive) tr.className = "out";
-      [s.seat, s.nickname, s.role || "", s.nominated ? "⚖️" : "",
+      [s.seat, s.nickname, s.role_name || "", s.nominated ? "⚖️" : "",
        s.fouls ? "✋".repeat(Math.min(s.fouls, 4)) : ""].forEach(function (v, i) {
         var td = document.createElement("td");
         if (i === 4) td.className = "fouls";
