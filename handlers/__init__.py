@@ -24,6 +24,7 @@ from handlers import (
     rating,
     seating,
     staff,
+    stage_card,
     stages,
     tournaments,
 )
@@ -52,6 +53,7 @@ def _root() -> Router:
         lots.router,
         seating.router,
         stages.router,
+        stage_card.router,
         backup.router,
         common.router,
     )

@@ -223,6 +223,8 @@ CALLBACKS: Mapping[str, Access] = {
     "so": Access("chief", PRIVATE),  # seating: the offer (accept, regenerate)
     "sg": Access("chief", BOTH),  # /stages: add a preset stage (D13)
     "sc": Access("chief", BOTH),  # /stages close: close the current stage (D13)
+    "se": Access("chief", BOTH),  # a stage's settings card: a setting, a value (D13)
+    "sv": Access("chief", BOTH),  # back to the /stages card
 }
 
 

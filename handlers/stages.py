@@ -1,12 +1,16 @@
 """/stages (docs/rules.md D13-D17): the chief judge sees the tournament's stages, adds the
-next one (a preset's button, or typed values) and changes a stage until its first game
-is saved (``bot.services.stages``).
+next one (a preset's button, or typed values), changes a stage until its first game is
+saved (the stage's settings card, ``handlers.stage_card``, or typed values), closes the
+current one and replaces an entrant who withdrew (``bot.services.stages``).
 
-    /stages                         the stages, and the presets' buttons
+    /stages                         the stages, the presets' buttons, ⚙ for each stage
     /stages add NAME games=N entrants=N [carry=0.5] [weight=1] [compensation=off] [hidden=on]
     /stages set NUMBER SETTING=VALUE ...
     /stages close                   who enters the next stage (D13), and a button to close
     /stages replace NICKNAME        the next one takes a withdrawn entrant's place (D13)
+
+The words may be Russian too (``/stages добавить финал игр=2 участников=10 перенос=0,5
+скрыт=да``): ``bot.services.stage_settings`` reads the settings.
 """
 
 from __future__ import annotations
@@ -17,111 +21,45 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n, ngettext
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.rating_format import decimal_point
 from bot.services import N_, Refusal
 from bot.services import stages as service
-from bot.services.records import Database, StageRow, StageSpec, TournamentRow
-from bot.services.refusals import OUT_OF_DATE
+from bot.services.records import Database, StageSpec, TournamentRow
+from bot.services.stage_settings import apply_settings, setting_of
 from bot.standings import StandingsService
 from bot.standings_text import ask_in_private, stage_name
-from handlers.callbacks import Code, RowId
+from handlers.callbacks import RowId
 from handlers.chats import is_group
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
+from handlers.stage_card import (
+    MAX_STAGES,
+    SETS_STAGES,
+    overview_of,
+    settings_card,
+)
 
 router = Router(name="stages")
 
-SETS_STAGES = Refusal(N_("Only the tournament's chief judge sets its stages."))
-
-
-class StageAdd(CallbackData, prefix="sg"):
-    tournament_id: RowId
-    preset: Code  # a key of service.PRESETS
+# The verbs of /stages, as typed in English or in Russian.
+VERBS = {
+    "add": "add",
+    "добавить": "add",
+    "set": "set",
+    "изменить": "set",
+    "close": "close",
+    "закрыть": "close",
+    "replace": "replace",
+    "заменить": "replace",
+}
 
 
 class StageClose(CallbackData, prefix="sc"):
     tournament_id: RowId
     number: RowId  # the stage to close: the current one when the card was sent
-
-
-def _factor(value: str) -> str:
-    return value.replace(".", decimal_point())
-
-
-def games_a_player(games: int) -> str:
-    return ngettext("{games} game a player", "{games} games a player", games).format(
-        games=games
-    )
-
-
-def stage_line(row: StageRow) -> str:
-    """One stage as the chief judge reads it."""
-    parts = [
-        games_a_player(row.games_per_player),
-        _("all players")
-        if row.entrants is None
-        else _("top {entrants}").format(entrants=row.entrants),
-    ]
-    if row.entrants is not None:
-        parts.append(
-            _("carry {carry}, weight {weight}").format(
-                carry=_factor(row.carry), weight=_factor(row.weight)
-            )
-        )
-    if not row.compensation:
-        parts.append(_("no compensation"))
-    if row.hidden:
-        parts.append(_("hidden"))
-    status = {"planned": _("planned"), "running": _("running"), "closed": _("closed")}
-    return "{number}. <b>{name}</b>: {parts} · {status}".format(
-        number=row.number,
-        name=html_text(stage_name(row.name)),
-        parts=", ".join(parts),
-        status=status[row.status],
-    )
-
-
-def card(tournament: TournamentRow, rows: list[StageRow]) -> tuple[str, InlineKeyboardMarkup]:
-    """The tournament's stages and the presets' buttons."""
-    lines = [
-        _("<b>{title}</b>: stages").format(title=html_text(tournament.title))
-    ]
-    if rows:
-        lines += [stage_line(row) for row in rows]
-    else:
-        lines.append(
-            _("One stage: {games}, all players.").format(
-                games=games_a_player(tournament.distance)
-            )
-        )
-    lines.append(
-        _(
-            "Add the next stage with a button, or type:\n"
-            "<code>/stages add NAME games=2 entrants=20 carry=0.5 weight=1 "
-            "compensation=off hidden=on</code>\n"
-            "Change a stage until its first game is saved: "
-            "<code>/stages set NUMBER carry=0.5</code>"
-        )
-    )
-    titles = {
-        "semi20": _("Semifinal: 2 games, top 20"),
-        "final2": _("Final: 2 games, one table"),
-        "final4": _("Final: 4 games, one table"),
-    }
-    keyboard = [
-        [
-            InlineKeyboardButton(
-                text=titles[key],
-                callback_data=StageAdd(tournament_id=tournament.id, preset=key).pack(),
-            )
-        ]
-        for key in service.PRESETS
-    ]
-    return "\n".join(lines), InlineKeyboardMarkup(inline_keyboard=keyboard)
 
 
 def _settings(words: list[str]) -> dict[str, str] | None:
@@ -136,7 +74,7 @@ def _settings(words: list[str]) -> dict[str, str] | None:
 
 
 USAGE = N_(
-    "Send /stages to see the stages; "
+    "Send /stages to see the stages and set them with buttons; or type "
     "<code>/stages add NAME games=N entrants=N</code> (also carry=, weight=, "
     "compensation=on|off, hidden=on|off) to add the next one; "
     "<code>/stages set NUMBER SETTING=VALUE</code> to change one; "
@@ -161,7 +99,7 @@ async def stages_command(
     words = (command.args or "").split()
     if not words:
         for tournament in tournaments:
-            text, markup = card(tournament, await service.stages_of(db, tournament))
+            text, markup = await overview_of(db, tournament)
             await message.answer(text, reply_markup=markup)
         return
     if len(tournaments) > 1:
@@ -170,7 +108,7 @@ async def stages_command(
         )
         return
     tournament = tournaments[0]
-    verb = words[0].lower()
+    verb = VERBS.get(words[0].lower())
     if verb == "close" and len(words) == 1:
         await _close_card(message, db, standings, tournament)
         return
@@ -178,28 +116,34 @@ async def stages_command(
         nickname = (command.args or "").split(maxsplit=1)[1].strip()  # may hold spaces
         await _replace(message, bot, db, i18n, standings, publisher, tournament, nickname)
         return
-    done = await _add_or_set(words, db, publisher, tournament, user.id)
+    done = await _add_or_set(verb, words, db, publisher, tournament, user.id)
     if done is None:
         await message.answer(_(USAGE))
     elif isinstance(done, Refusal):
         await message.answer(done.text())
     else:
-        await _answer_card(message, db, tournament)
+        found = await service.settable(db, tournament, done.stage.number)
+        if not isinstance(found, Refusal):
+            text, markup = settings_card(tournament, found)
+            await message.answer(text, reply_markup=markup)
         await done.follow_up.run(bot)
 
 
-MAX_STAGES = 99  # a stage number typed: bounded before it reaches a query
-
-
 async def _add_or_set(
-    words: list[str], db: Database, publisher: Publisher, tournament: TournamentRow, actor: int
+    verb: str | None,
+    words: list[str],
+    db: Database,
+    publisher: Publisher,
+    tournament: TournamentRow,
+    actor: int,
 ) -> service.Changed | Refusal | None:
     """``/stages add NAME …`` or ``/stages set NUMBER …``; None: neither, as typed."""
-    verb, settings = words[0].lower(), _settings(words[2:])
+    settings = _settings(words[2:])
     if verb == "add" and len(words) >= 2 and settings is not None:
-        if "games" not in settings or "entrants" not in settings:
+        named = {setting_of(word) for word in settings}
+        if "games" not in named or "entrants" not in named:
             return Refusal(N_("A new stage needs games=N and entrants=N."))
-        spec = service.apply_settings(StageSpec(words[1], 1, None), settings)
+        spec = apply_settings(StageSpec(words[1], 1, None), settings)
         if isinstance(spec, Refusal):
             return spec
         return await service.add_stage(db, publisher, tournament, spec, actor)
@@ -233,33 +177,6 @@ async def _replace(
         )
     )
     await replaced.follow_up.run(bot)
-
-
-async def _answer_card(message: Message, db: Database, tournament: TournamentRow) -> None:
-    text, markup = card(tournament, await service.stages_of(db, tournament))
-    await message.answer(text, reply_markup=markup)
-
-
-@router.callback_query(StageAdd.filter(), ChiefJudge(refusal=SETS_STAGES))
-async def stage_preset(
-    callback: CallbackQuery,
-    callback_data: StageAdd,
-    tournament: TournamentRow,
-    db: Database,
-    publisher: Publisher,
-    bot: Bot,
-) -> None:
-    spec = service.PRESETS.get(callback_data.preset)
-    if spec is None or not isinstance(callback.message, Message):
-        await callback.answer(OUT_OF_DATE.text())
-        return
-    done = await service.add_stage(db, publisher, tournament, spec, callback.from_user.id)
-    if isinstance(done, Refusal):
-        await answer_refusal(callback, replace(done, alert=True))
-        return
-    await callback.answer()
-    await _answer_card(callback.message, db, tournament)
-    await done.follow_up.run(bot)
 
 
 async def _close_card(

@@ -62,7 +62,7 @@ from handlers.filters import (
     answer_refusal,
     picker,
 )
-from handlers.stages import stage_line
+from handlers.stage_card import stage_line
 from scoring import b_value
 
 log = logging.getLogger(__name__)

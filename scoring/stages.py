@@ -150,7 +150,10 @@ def check_stages(stages: Sequence[Stage]) -> list[Problem]:
             add(_problem(STAGES, template, stage=name))
         for factor, value in (("carry", rules.carry), ("weight", rules.weight)):
             if value.__class__ not in _EXACT:  # D3: a float would round
-                template = N_("stage {stage}: {factor} {value} is not an exact number (D3)")
+                template = N_(
+                    "stage {stage}: {factor} {value} is not an exact number: the points "
+                    "would be rounded"
+                )
                 add(_problem(STAGES, template, stage=name, factor=factor, value=repr(value)))
             elif value < 0:
                 template = N_("stage {stage}: {factor} is {value}; it may not be negative")

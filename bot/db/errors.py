@@ -88,7 +88,7 @@ class NotEntrants(InvalidDraft):
     """Players seated at a game of a stage they are not entrants of (D13)."""
 
     def __init__(self, names: list[str], stage: str) -> None:
-        super().__init__(f"{', '.join(names)}: not among the entrants of the {stage} stage (D13)")
+        super().__init__(f"{', '.join(names)}: not among the entrants of the {stage} stage")
         self.names = names
         self.stage = stage
 

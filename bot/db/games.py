@@ -121,10 +121,11 @@ class GameDraft:
                 raise InvalidDraft("a best move names at most 3 seats (8.3)")
             if any(n not in SEAT_NUMBERS for n in self.best_move):
                 raise InvalidDraft("best move seats must be 1..10")
+            # D10; the reason may reach the judge ("Not saved: ..."): no rule id in it.
             if len(set(self.best_move)) != len(self.best_move):
-                raise InvalidDraft("best move names a seat twice (D10)")
+                raise InvalidDraft("best move names a seat twice")
             if self.first_killed in self.best_move:
-                raise InvalidDraft("best move names the player's own seat (D10)")
+                raise InvalidDraft("best move names the player's own seat")
 
     def seat(self, number: int) -> SeatDraft:
         return self.seats[number - 1]

@@ -192,6 +192,8 @@ def protocol_refusal(draft: GameDraft) -> Refusal | None:
     if not isinstance(replayed, protocol.Refusal):
         return None
     reason = _(replayed.text).format(**replayed.params)
+    if not replayed.rule[:1].isdigit():  # the team's own ids (D1-D17) are no judge's business
+        return Refusal(N_("Not saved: {reason}"), {"reason": reason})
     return Refusal(N_("Not saved: {rule}: {reason}"), {"rule": replayed.rule, "reason": reason})
 
 

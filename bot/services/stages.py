@@ -9,8 +9,7 @@ game saved before stays in it (games.stage NULL is the first stage).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
-from decimal import Decimal, InvalidOperation
+from dataclasses import asdict, dataclass
 
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
@@ -26,6 +25,7 @@ from bot.markup import html_text
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, Notice, notice_to
+from bot.services.stage_settings import apply_settings
 from bot.standings import StandingsService
 from bot.standings_text import stage_name
 from scoring import InvalidGameError, StandingRow, Standings, cut
@@ -41,70 +41,6 @@ PRESETS: Mapping[str, StageSpec] = {
     "final2": StageSpec("final", 2, 10, compensation=False, hidden=True),
     "final4": StageSpec("final", 4, 10, hidden=True),
 }
-SETTINGS = ("name", "games", "entrants", "carry", "weight", "compensation", "hidden")
-_ON = frozenset({"on", "yes", "1", "да", "вкл"})
-_OFF = frozenset({"off", "no", "0", "нет", "выкл"})
-
-
-def _factor(text: str, setting: str) -> str | Refusal:
-    """An exact decimal string (D3), not negative (D15): 0.5 or 0,5."""
-    try:
-        value = Decimal(text.replace(",", "."))
-    except InvalidOperation:
-        value = Decimal("NaN")
-    if not value.is_finite() or len(text) > 16:
-        return Refusal(
-            N_("{setting} must be a number such as 0.5 or 1, not {value}."),
-            {"setting": setting, "value": html_text(text)},
-        )
-    if value < 0:
-        return Refusal(
-            N_("{setting} may not be negative: {value}."),
-            {"setting": setting, "value": html_text(text)},
-        )
-    return str(value.normalize()) if value else "0"
-
-
-def _whole(text: str, setting: str) -> int | Refusal:
-    if not text.isdigit() or not 1 <= int(text) <= 1000:
-        return Refusal(
-            N_("{setting} must be a whole number, at least 1, not {value}."),
-            {"setting": setting, "value": html_text(text)},
-        )
-    return int(text)
-
-
-def _switch(text: str, setting: str) -> bool | Refusal:
-    word = text.lower()
-    if word in _ON or word in _OFF:
-        return word in _ON
-    return Refusal(
-        N_("{setting} is on or off, not {value}."),
-        {"setting": setting, "value": html_text(text)},
-    )
-
-
-def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | Refusal:
-    """``spec`` with the typed settings (``carry=0.5``, ``hidden=on`` ...) applied."""
-    changes: dict[str, object] = {}
-    for key, text in settings.items():
-        found: object
-        if key == "name":
-            changes["name"] = found = text  # its length: _check
-        elif key in ("games", "entrants"):
-            changes["games_per_player" if key == "games" else key] = found = _whole(text, key)
-        elif key in ("carry", "weight"):
-            changes[key] = found = _factor(text, key)
-        elif key in ("compensation", "hidden"):
-            changes[key] = found = _switch(text, key)
-        else:
-            return Refusal(
-                N_("Unknown setting {setting}; the settings are: {settings}."),
-                {"setting": html_text(key), "settings": ", ".join(SETTINGS)},
-            )
-        if isinstance(found, Refusal):
-            return found
-    return replace(spec, **changes)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,20 +132,14 @@ async def change_stage(
         return Refusal(N_("The tournament is finished; its stages can't change."))
     async with db.transaction() as conn:
         rows = await stages_db.list_stages(conn, tournament.id)
-        if not 1 <= number <= len(rows):
-            return Refusal(
-                N_("The tournament has no stage {number}; /stages lists them."), {"number": number}
-            )
-        row = rows[number - 1]
-        played = await stages_db.games_of_stage(conn, tournament.id, number)
-        if played or row.status == "closed":
-            return Refusal(
-                N_("Stage {number} has games already: it can no longer be changed."),
-                {"number": number},
-            )
+        row = await _changeable(conn, tournament, rows, number)
+        if isinstance(row, Refusal):
+            return row
         spec = apply_settings(row.spec, settings)
         if isinstance(spec, Refusal):
             return spec
+        if spec == row.spec:  # a value tapped again: nothing to record or to post
+            return Changed(row, FollowUp())
         before = await _players_before(conn, tournament, rows[: number - 1])
         others = [other.name for other in rows if other.id != row.id]
         refused = _check(spec, number == 1, before, others)
@@ -234,6 +164,59 @@ async def change_stage(
         )
         await publisher.enqueue(conn, tournament.id, standings=True)
     return Changed(changed, FollowUp(publisher=publisher, tournament_id=tournament.id))
+
+
+async def _changeable(
+    conn: Conn, tournament: TournamentRow, rows: Sequence[StageRow], number: int
+) -> StageRow | Refusal:
+    """Stage ``number``, if it may still change: it exists and no game of it is saved."""
+    if not 1 <= number <= len(rows):
+        return Refusal(
+            N_("The tournament has no stage {number}; /stages lists them."), {"number": number}
+        )
+    row = rows[number - 1]
+    played = await stages_db.games_of_stage(conn, tournament.id, number)
+    if played or row.status == "closed":
+        return Refusal(
+            N_("Stage {number} has games already: it can no longer be changed."),
+            {"number": number},
+        )
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class Settable:
+    """A stage as its settings card shows it."""
+
+    rows: tuple[StageRow, ...]  # every stage, for the card's list
+    stage: StageRow
+    fixed: Refusal | None  # why it can no longer change; None: it may
+    entrants: tuple[int, int]  # the entrants it may take: the stage after's to those before
+
+
+async def settable(db: Database, tournament: TournamentRow, number: int) -> Settable | Refusal:
+    """Stage ``number``'s settings card: what it holds and what it may become."""
+    async with db.read() as conn:
+        rows = await stages_db.list_stages(conn, tournament.id)
+        found = await _changeable(conn, tournament, rows, number)
+        if isinstance(found, Refusal) and not 1 <= number <= len(rows):
+            return found
+        row = rows[number - 1]
+        before = await _players_before(conn, tournament, rows[: number - 1])
+    after = rows[number].entrants if number < len(rows) else None
+    fixed = found if isinstance(found, Refusal) else None
+    return Settable(tuple(rows), row, fixed, (min(after or 1, before), before))
+
+
+async def changeable(db: Database, tournament: TournamentRow) -> list[StageRow]:
+    """The stages that may still change: none of their games is saved."""
+    async with db.read() as conn:
+        rows = await stages_db.list_stages(conn, tournament.id)
+        return [
+            row
+            for row in rows
+            if not isinstance(await _changeable(conn, tournament, rows, row.number), Refusal)
+        ]
 
 
 async def stages_of(db: Database, tournament: TournamentRow) -> list[StageRow]:

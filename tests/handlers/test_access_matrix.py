@@ -53,7 +53,8 @@ from handlers.players import ClaimDecision, PlayerDecision
 from handlers.protests import ProtestDecide, ProtestGame
 from handlers.seating import SeatingOffer, SeatingPick, SeatingStart, SeatingTables
 from handlers.staff import InviteRevoke, StaffRemove
-from handlers.stages import StageAdd, StageClose
+from handlers.stage_card import StageAdd, StageEdit, StagesView
+from handlers.stages import StageClose
 from handlers.tournaments import TimezonePick, TournamentAction, TournamentLanguage
 from tests.handlers.rating_fixtures import CHAT, CHIEF, ENDED, JUDGE, add_game, make_world
 from tests.support import BotHarness
@@ -153,6 +154,8 @@ def samples(a: A) -> dict[str, str]:
         SeatingOffer(action="cancel", tournament_id=a.tid, plan_id=1),
         StageAdd(tournament_id=a.tid, preset="final4"),
         StageClose(tournament_id=a.tid, number=1),
+        StageEdit(tournament_id=a.tid, number=1, setting="carry", value="0.5"),
+        StagesView(tournament_id=a.tid),
         StaffRemove(tournament_id=a.tid, user_id=JUDGE2),  # last: it changes the staff
     ]
     found = {data.__prefix__: data.pack() for data in made}

@@ -360,7 +360,8 @@
         // Back to the server's state: the refused command and those made on top of it go.
         S.queue = [];
         haptic('error');
-        toast(body.refused.text + (body.refused.rule && body.refused.rule !== 'game'
+        // The federation's rule number (8.x) helps a judge; the team's own ids (D1-D17) don't.
+        toast(body.refused.text + (/^[0-9]/.test(body.refused.rule || '')
           ? ' (' + body.refused.rule + ')' : ''));
       }
       storeQueue();
