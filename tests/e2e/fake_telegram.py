@@ -413,9 +413,16 @@ class FakeTelegram(Telegram):
     def is_polling(self) -> bool:
         return self._polling > 0
 
+    def revoke_token(self) -> None:
+        """/revoke in @BotFather: every request with the old token is refused, a pending
+        long poll at once."""
+        self.token = make_token(self.bot_id)
+        self._wake_pollers()
+
     async def _long_poll(self, p: Params) -> list[JSON]:
         """getUpdates: confirm by offset, then wait up to `timeout` s for updates."""
         timeout = max(p.integer("timeout") or 0, 0)
+        token = self.token
         batch = self._api_getUpdates(p)
         # Like Telegram, a newer getUpdates terminates the pending one.
         self._poll_generation += 1
@@ -430,6 +437,8 @@ class FakeTelegram(Telegram):
                     break
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), remaining)
+                if token != self.token:
+                    raise ApiError(401, "Unauthorized")
                 if generation != self._poll_generation:
                     raise ApiError(409, "Conflict: terminated by other getUpdates request; "
                                         "make sure that only one bot instance is running")

@@ -1,6 +1,9 @@
 """A fresh clone, with no folder beside it, runs the commands the README and the
 organiser's guide show, with their documented outcome: the example's standings, the
-demo, and the command lines on the demo's database (export, backup, check, restore).
+demo (``make demo``: its transcript tells the whole tournament in order, its standings
+are those ``python -m scoring standings`` computes from the export it left, the
+pictures and exports are in its folder), and the command lines on the demo's database
+(export, backup, check, restore).
 
 The clone is the repository's tracked files copied into an empty folder (what `git
 clone` gives, uncommitted edits included, so the test follows the working tree); the
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from .bot_process import requires_bot
+from .scenario import chat_table, scoring_cli
 
 pytestmark = requires_bot
 
@@ -75,11 +79,29 @@ def test_a_fresh_clone_runs_what_the_docs_show(tmp_path: Path) -> None:
     out = repo / "demo-output"
     demo = run(repo, "tests.demo", "--dir", str(out), "--language", "en", timeout=300)
     assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
-    assert "Saturday Cup" in demo.stdout
+    said = demo.stdout
+    # In the order it happened: the tournament, both games' results, the protest's
+    # decision, the players' /rating, the export, the bot stopped.
+    steps = ["Tournament «Saturday Cup» is created: 2 games per player",
+             "Round 1, table 1: red win", "Round 2, table 1: black win",
+             "Protest #1 rejected", "Decision: The judge saw no prompting; the vote stands.",
+             "Standings · games counted: 2", "📎 a file: tournament-1.json",
+             "The bot was stopped and exited with code 0."]
+    where = [said.find(step) for step in steps]
+    assert -1 not in where and where == sorted(where), dict(zip(steps, where, strict=True))
+    assert "[💾 Save]" in said and "Nina taps [✅ Confirm]" in said
+    assert "<b>" not in said  # HTML shown as Telegram shows it
+    # The standings a player reads are the scoring engine's, from the export.
+    assert chat_table(said)[-10:] == scoring_cli(out / "tournament-1.json")
+    pictures = sorted(out.glob("standings-picture-*.png"))
+    assert [p.name for p in pictures] == ["standings-picture-1.png", "standings-picture-2.png"]
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in pictures)
     for name in ("tournament-1.json", "standings-1.csv", "standings-1.xlsx",
-                 "protocols-1.md", "audit-1.csv", "transcript.txt", "bot.sqlite3"):
-        assert (out / name).is_file(), name
-    assert list(out.glob("standings-picture-*.png"))
+                 "protocols-1.md", "audit-1.csv", "bot.sqlite3"):
+        assert (out / name).stat().st_size > 0, name
+        assert str(out / name) in said  # listed at the end
+    assert len(json.loads((out / "tournament-1.json").read_text())["games"]) == 2
+    assert (out / "transcript.txt").read_text(encoding="utf-8").strip() == said.strip()
 
     # docs/deploy.md's command lines on the demo's database.
     env = {"DATABASE_PATH": str(out / "bot.sqlite3")}

@@ -59,7 +59,7 @@ async def test_a_token_revoked_while_running_stops_the_bot(
     mark = fake.seq
     ivan.send("/help")
     await ivan.wait(None, after=mark)
-    fake.token = make_token()  # /revoke in @BotFather
+    fake.revoke_token()  # /revoke in @BotFather
     assert await bot.wait_exit(timeout=WAIT) == EXIT_TOKEN
     log = bot.log_text()
     assert log.strip().splitlines()[-1].startswith("Telegram refused the bot token")
