@@ -41,8 +41,8 @@ from bot.publishing.refusals import (
     plain_text,
     refusal,
     refusal_notice,
+    what_of,
 )
-from bot.publishing.refusals import NOTE as NOTE_LINE
 from bot.publishing.seat_messages import SeatMessages
 from bot.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, utf16_len
 from bot.seating_text import (
@@ -362,8 +362,7 @@ class GroupPoster:
             return
         assert found is not None
         await self._set_aside(tournament_id, [row], found)
-        what = NOTE_LINE if row.kind == outbox.NOTE else RESULT_LINE
-        refused.setdefault(found.cause, (found, what))
+        refused.setdefault(found.cause, (found, what_of(row.kind)))
 
     async def _send_text(self, bot: Bot, chat_id: int, text: str, *, html: bool = True) -> Message:
         if html:
