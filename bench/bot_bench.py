@@ -96,8 +96,8 @@ from bot.app import build_dispatcher, prepare_runtime  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from bot.db.games import count_games  # noqa: E402
-from bot.flood import FloodControl, FloodLimits  # noqa: E402
-from bot.standings import StandingsService  # noqa: E402
+from bot.reads.standings import StandingsService  # noqa: E402
+from bot.telegram.flood import FloodControl, FloodLimits  # noqa: E402
 
 DEFAULT_UPDATES = 2000
 DEFAULT_SIZES = (100, 1_000, 10_000)
@@ -774,14 +774,14 @@ BREAKDOWN = (
      "__call__"),
     ("    of which parse answers (check_response)", "aiogram/client/session/base.py",
      "check_response"),
-    ("  FSM storage (SQLiteStorage)", "bot/fsm_storage.py", "*"),
+    ("  FSM storage (SQLiteStorage)", "bot/telegram/fsm_storage.py", "*"),
     ("  card: render (load_view + text + keyboard)", "handlers/game_entry/flow.py", "render"),
     ("  card: persist the draft", "handlers/game_entry/flow.py", "persist"),
     ("  /rating", "handlers/rating.py", "rating"),
     ("  Save (on_save)", "handlers/game_entry/save.py", "on_save"),
     ("    publisher (post, standings, round picture)", "bot/publishing/scheduler.py",
      "_flush"),
-    ("    standings recompute (StandingsService.get)", "bot/standings.py", "get"),
+    ("    standings recompute (StandingsService.get)", "bot/reads/standings.py", "get"),
 )
 
 

@@ -1,7 +1,7 @@
 """The live protocol under a tournament's load (docs/development.md, "The live protocol").
 
-The bot's real aiohttp application (``bot.web.create_app`` with the live protocol's
-routes, ``bot.webapp.add_live``) on loopback, a database FILE in a temp dir: one running
+The bot's real aiohttp application (``bot.web.server.create_app`` with the live protocol's
+routes, ``bot.web.live.add_live``) on loopback, a database FILE in a temp dir: one running
 tournament, 40 tables of round 1 (400 players, 40 judges), one live draft each. Every
 table's judge sends one event a second (the page's POST /api/live/{token}/events, with
 initData signed by the bot's token) for ~20 s: the roles, then fouls. Measured per
@@ -36,8 +36,8 @@ from bot.config import Settings  # noqa: E402
 from bot.db import players, staff, tournaments  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from bot.services import live  # noqa: E402
-from bot.web import create_app  # noqa: E402
-from bot.webapp import add_live  # noqa: E402
+from bot.web.live import add_live  # noqa: E402
+from bot.web.server import create_app  # noqa: E402
 from tests.support.webapp import headers  # noqa: E402
 
 TOKEN = "123456:BENCHbenchBENCHbenchBENCHbench12345"

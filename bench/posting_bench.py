@@ -39,10 +39,10 @@ from aiogram.enums import ParseMode  # noqa: E402
 from aiogram.methods import SendMessage  # noqa: E402
 
 from bot.db.connection import Database  # noqa: E402
-from bot.flood import FloodControl, FloodLimits  # noqa: E402
-from bot.i18n import create_i18n  # noqa: E402
 from bot.publishing import Publisher  # noqa: E402
-from bot.standings import StandingsService  # noqa: E402
+from bot.reads.standings import StandingsService  # noqa: E402
+from bot.telegram.flood import FloodControl, FloodLimits  # noqa: E402
+from bot.texts.i18n import create_i18n  # noqa: E402
 from tests.support import BOT_TOKEN, ApiError, Limits, RecordingSession  # noqa: E402
 from tests.test_publishing import GROUP, draft, make_tournament, save, table_players  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Benchmark of the live standings (``bot.standings.StandingsService``) after a change.
+"""Benchmark of the live standings (``bot.reads.standings.StandingsService``) after a change.
 
 Builds tournaments of 100, 1,000 and 10,000 games (40, 200 and 1,000 players) in a
 temporary database with ``bench/streams.py: seed_tournament``, then times, median and
@@ -40,7 +40,7 @@ from bench.streams import Seeded, _draft, seed_tournament  # noqa: E402
 from bot.db import games, lots  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
 from bot.db.scoring_bridge import load_scoring_tournament  # noqa: E402
-from bot.standings import StandingsService  # noqa: E402
+from bot.reads.standings import StandingsService  # noqa: E402
 from scoring import compute_standings  # noqa: E402
 
 PLAYERS = {100: 40, 1_000: 200, 10_000: 1_000}

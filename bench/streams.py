@@ -36,9 +36,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.scoring_bench import NICKS, make_game  # noqa: E402 - needs ROOT on sys.path
-from bot.background import Background  # noqa: E402
 from bot.db import games, players, staff, tournaments, users  # noqa: E402
 from bot.db.connection import Database  # noqa: E402
+from bot.telegram.background import Background  # noqa: E402
 from scoring.model import Role  # noqa: E402
 from tests.support.telegram import RecordingSession  # noqa: E402
 from tests.support.tg_model import auto_entities  # noqa: E402
@@ -549,7 +549,7 @@ class Feeder:
         self.session.current_update = update["update_id"]
         started = time.perf_counter()
         try:
-            # The card's edit runs in the background (bot.background): an update's cost
+            # The card's edit runs in the background (bot.telegram.background): an update's cost
             # and the next action's view of the card include it.
             with Background.collect() as spawned:
                 await self.dispatcher.feed_raw_update(self.bot, update)

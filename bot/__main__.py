@@ -1,10 +1,10 @@
 """`python -m bot` runs the bot; `backup`, `restore`, `check` and `export` work on its
 database from the shell.
 
-Its own lines are in the shell's language (bot.shell_language), each problem one line
+Its own lines are in the shell's language (bot.texts.shell_language), each problem one line
 on stderr. Exit codes: 0 done; 1 an error nobody foresaw (``check``: unhealthy); 2 a
 setting, an argument or a file to fix, or another bot on the database; 3 Telegram did
-not answer at the start; 4 Telegram refused the token (bot.startup).
+not answer at the start; 4 Telegram refused the token (bot.telegram.startup).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from aiogram.utils.token import TokenValidationError, validate_token
 from pydantic import ValidationError
 
 from bot.config import Settings
-from bot.instance import AlreadyRunning, Holder, InstanceLock
+from bot.db.instance import AlreadyRunning, Holder, InstanceLock
 from bot.logs import redact, setup_logging
-from bot.shell_language import _
-from bot.startup import EXIT_CRASH, EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
+from bot.telegram.startup import EXIT_CRASH, EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
+from bot.texts.shell_language import _
 
 if TYPE_CHECKING:
     from bot.db.tournaments import TournamentRow
-    from bot.health import Limits
+    from bot.web.health import Limits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,7 +137,7 @@ def _run(settings: Settings) -> int:
     setup_logging(settings.log_level, token)
 
     from bot.app import run
-    from bot.startup import StartRefused
+    from bot.telegram.startup import StartRefused
 
     with lock:
         try:
@@ -156,7 +156,7 @@ def _run(settings: Settings) -> int:
 
 def _refusal(refused: Exception, settings: Settings) -> tuple[str, int]:
     """The one line and the exit code of a start Telegram or the network refused."""
-    from bot.startup import BadApiUrl, TokenRefused
+    from bot.telegram.startup import BadApiUrl, TokenRefused
 
     server = settings.telegram_api_url or "https://api.telegram.org"
     cause = str(refused)
@@ -185,7 +185,7 @@ def _refusal(refused: Exception, settings: Settings) -> tuple[str, int]:
 
 
 def _backup(db_path: Path, path: str) -> int:
-    from bot.backups import backup_target
+    from bot.db.backups import backup_target
     from bot.db.connection import backup_file
 
     failed = _("backup failed: {reason}")
@@ -206,7 +206,7 @@ def _backup(db_path: Path, path: str) -> int:
 
 
 def _restore(backup: Path, db_path: Path) -> int:
-    from bot.backups import RestoreRefused, restore
+    from bot.db.backups import RestoreRefused, restore
 
     try:
         done = restore(backup, db_path)
@@ -230,7 +230,7 @@ def _restore(backup: Path, db_path: Path) -> int:
 
 
 def _check(settings: Settings) -> int:
-    from bot.health import Limits, report
+    from bot.web.health import Limits, report
 
     limits = Limits(settings.health_telegram_max_age, settings.health_outbox_max_age)
     result = report(settings.database_path, limits=limits)
@@ -265,7 +265,7 @@ def _unhealthy(result: dict[str, Any], db_path: Path, limits: Limits) -> list[st
 
 
 def _export(db_path: Path, wanted: str | None, directory: str | None) -> int:
-    from bot.export import UnknownTournament, export_to_dir, list_tournaments
+    from bot.reads.export import UnknownTournament, export_to_dir, list_tournaments
 
     if not db_path.is_file():
         _say(_("export: {reason}").format(reason=_no_database(db_path)))
@@ -304,7 +304,7 @@ def _export(db_path: Path, wanted: str | None, directory: str | None) -> int:
 def _tournament_line(t: TournamentRow) -> str:
     """``  3  «Spring Cup» · group -100123 · running · created 2025-05-01 14:05 UTC+3``,
     the times in the tournament's time zone."""
-    from bot.localtime import clock
+    from bot.texts.localtime import clock
 
     statuses = {"registration": _("registration"), "running": _("running"),
                 "finished": _("finished")}

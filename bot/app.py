@@ -21,29 +21,29 @@ from aiogram.fsm.storage.memory import SimpleEventIsolation
 from aiohttp import web
 
 import handlers
-from bot.aiogram_models import pin_response_types
-from bot.api_retry import ApiRetry
-from bot.background import Background
-from bot.backups import BackupSchedule, backup_before_migration
 from bot.config import Settings
+from bot.db.backups import BackupSchedule, backup_before_migration
 from bot.db.connection import Database
-from bot.flood import FloodControl, FloodLimits, MigrateCallback
-from bot.fsm_storage import SQLiteStorage
-from bot.i18n import UserLocaleMiddleware, create_i18n
-from bot.instance import InstanceLock
-from bot.middlewares.dedup import DedupMiddleware
-from bot.middlewares.identity import IdentityMiddleware
-from bot.middlewares.inflight import InFlightMiddleware
-from bot.middlewares.users import UsersMiddleware
-from bot.polling import Polling
+from bot.db.instance import InstanceLock
 from bot.publishing import Publisher
-from bot.standings import StandingsService
-from bot.startup import TokenRefused, first_contact
-from bot.telegram_watch import TelegramWatch
-from bot.web import add_webhook, create_app, start_server
+from bot.reads.standings import StandingsService
+from bot.telegram.aiogram_models import pin_response_types
+from bot.telegram.api_retry import ApiRetry
+from bot.telegram.background import Background
+from bot.telegram.flood import FloodControl, FloodLimits, MigrateCallback
+from bot.telegram.fsm_storage import SQLiteStorage
+from bot.telegram.middlewares.dedup import DedupMiddleware
+from bot.telegram.middlewares.identity import IdentityMiddleware
+from bot.telegram.middlewares.inflight import InFlightMiddleware
+from bot.telegram.middlewares.users import UsersMiddleware
+from bot.telegram.polling import Polling
+from bot.telegram.startup import TokenRefused, first_contact
+from bot.telegram.watch import TelegramWatch
+from bot.texts.i18n import UserLocaleMiddleware, create_i18n
+from bot.web.server import add_webhook, create_app, start_server
 
 if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
-    from bot.webapp import LiveRuntime
+    from bot.web.live import LiveRuntime
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp.shutdown.register(publisher.close)
     dedup = DedupMiddleware(db)
     dp.update.outer_middleware(dedup)
-    dp["dedup"] = dedup  # polling confirms an update once it is recorded (bot.polling)
+    dp["dedup"] = dedup  # polling confirms an update once it is recorded (bot.telegram.polling)
     # Last: the records of handled updates are written before the database closes.
     dp.shutdown.register(dedup.drain)
     dp.update.outer_middleware(UsersMiddleware())
@@ -125,7 +125,7 @@ def prepare_runtime() -> None:
 
 
 async def run(settings: Settings, token: str, lock: InstanceLock | None = None) -> None:
-    """Until SIGTERM or SIGINT. Raises ``bot.startup.StartRefused`` when Telegram cannot
+    """Until SIGTERM or SIGINT. Raises ``bot.telegram.startup.StartRefused`` when Telegram cannot
     be reached at the start or refuses the token (at the start, or later: a token
     revoked in @BotFather ends the run)."""
     started = time.monotonic()
@@ -186,7 +186,7 @@ async def run(settings: Settings, token: str, lock: InstanceLock | None = None) 
 def add_live_pages(app: web.Application, dp: Dispatcher, bot: Bot, settings: Settings,
                    token: str) -> None:
     """The Mini App's page and API (docs/development.md, "The live protocol") beside the webhook."""
-    from bot.webapp import add_live
+    from bot.web.live import add_live
 
     add_live(app, live_runtime(dp, bot, token=token, max_age=settings.webapp_init_max_age,
                                base_url=settings.webapp_url))
@@ -197,7 +197,7 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
     """What the live protocol's pages talk to: the dispatcher's own database, publisher,
     catalog and standings, and the card's views, so a game saved there reads as one
     saved on the card."""
-    from bot.webapp import LiveRuntime
+    from bot.web.live import LiveRuntime
     from handlers.game_entry.notices import NOTICES
     from handlers.game_entry.saved import summary_line
 
@@ -211,7 +211,7 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
 async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: Settings,
                updates: list[str], stop: asyncio.Event) -> None:
     """Long polling until SIGTERM, SIGINT or ``stop``, each update confirmed to Telegram
-    once handled (``bot.polling``); the HTTP server beside it when WEB_PORT is set."""
+    once handled (``bot.telegram.polling``); the HTTP server beside it when WEB_PORT is set."""
     try:
         # Telegram refuses getUpdates while a webhook is set (back from webhook mode);
         # updates waiting for the webhook are kept and come by polling.

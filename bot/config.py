@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.localtime import DEFAULT_TIMEZONE, valid_timezone
+from bot.texts.localtime import DEFAULT_TIMEZONE, valid_timezone
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
@@ -30,10 +30,10 @@ class Settings(BaseSettings):
     # Base URL of a Bot API server; empty means Telegram's own (api.telegram.org).
     telegram_api_url: str = ""
     # Seconds the start keeps asking Telegram (getMe, 1, 2, 4, 8, 15 s apart) before it
-    # gives up with exit 3 (bot.startup); 0: one try. systemd restarts it later.
+    # gives up with exit 3 (bot.telegram.startup); 0: one try. systemd restarts it later.
     telegram_start_wait: float = Field(default=30.0, ge=0)
     # /healthz and ``check`` call the bot unhealthy when Telegram has answered nothing
-    # for this many seconds, or a group post has waited this long (bot.health).
+    # for this many seconds, or a group post has waited this long (bot.web.health).
     health_telegram_max_age: int = Field(default=300, ge=1)
     health_outbox_max_age: int = Field(default=600, ge=1)
     log_level: str = "INFO"
@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     # tables finishing together cause one edit (Telegram's limits: docs/development.md, "Reliability
     # and speed").
     standings_debounce: float = Field(default=3.0, ge=0)
-    # Multiplies every period of Telegram's flood limits the bot keeps (bot.flood): 1 in
+    # Multiplies every period of Telegram's flood limits the bot keeps (bot.telegram.flood): 1 in
     # production; the tests' local Bot API server scales its limits alike to run fast.
     flood_scale: float = Field(default=1.0, gt=0, le=1)
     # Where the translations live (gettext .po files, one folder per language).
@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     # The time zone of new tournaments (an IANA name); the chief judge changes a
     # tournament's with /timezone. Times are shown in it with their UTC offset.
     timezone: str = DEFAULT_TIMEZONE
-    # aiogram's models built on first use (bot/aiogram_models.py): about 110 MiB and 3 s
+    # aiogram's models built on first use (bot/telegram/aiogram_models.py): about 110 MiB and 3 s
     # less at start-up. Read by ``lazy_models()`` when the package is imported, before
     # aiogram is; here so that a bad value is reported like any other setting's.
     lazy_models: bool = True

@@ -9,7 +9,7 @@ from aiogram import Bot, Dispatcher, Router
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from aiogram.utils.i18n import I18n
 
-from bot.i18n import DEFAULT_LOCALE, create_i18n
+from bot.texts.i18n import DEFAULT_LOCALE, create_i18n
 from handlers import (
     access,
     backup,

@@ -9,11 +9,11 @@ from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
-from bot.i18n import N_
-from bot.names import nick, quoted_title
 from bot.services.players import already_registered, registrations
 from bot.services.records import CHIEF, Database
 from bot.services.staff import staff_tournaments
+from bot.texts.i18n import N_
+from bot.texts.names import nick, quoted_title
 from handlers.access import COMMANDS, Who, is_operator
 
 router = Router(name="common")

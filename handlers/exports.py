@@ -27,16 +27,16 @@ from aiogram.types import (
 )
 from aiogram.utils.i18n import gettext as _
 
-from bot.export import export_files, load_export, summary_caption
-from bot.markup import html_text
 from bot.publishing import Publisher
+from bot.reads.export import export_files, load_export, summary_caption
+from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services.players import is_member, tournaments_of
 from bot.services.records import Database, NotFound, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
-from bot.standings import StandingsService
-from bot.standings_text import hidden
+from bot.texts.markup import html_text
+from bot.texts.standings_text import hidden
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, GroupTournament, picker

@@ -22,8 +22,6 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.rating_format import utf16_len
 from bot.services import Refusal
 from bot.services.records import CHIEF, Database, StaffRole, TournamentRow
 from bot.services.refusals import (
@@ -43,6 +41,8 @@ from bot.services.staff import (
     tournament_and_role,
 )
 from bot.services.tournaments import chat_tournament
+from bot.texts.markup import html_text
+from bot.texts.rating_format import utf16_len
 from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
 

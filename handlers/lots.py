@@ -14,14 +14,14 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
 from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.services.records import Database, TournamentRow
-from bot.standings import StandingsService
-from bot.standings_text import ask_in_private, stage_name
+from bot.texts.markup import html_text
+from bot.texts.standings_text import ask_in_private, stage_name
 from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal

@@ -31,8 +31,6 @@ from aiogram.utils.deep_linking import create_start_link
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.i18n import locale_for
-from bot.names import nick, plain, quoted_title
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import players as service
@@ -43,6 +41,8 @@ from bot.services.records import (  # one limit for /join, /roster, seating
     PlayerRow,
     TournamentRow,
 )
+from bot.texts.i18n import locale_for
+from bot.texts.names import nick, plain, quoted_title
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
 from handlers.filters import ChiefJudge, GroupTournament, TournamentPick, answer_refusal

@@ -24,12 +24,12 @@ from aiogram.types import (
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.localtime import clock
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services import protests as service
 from bot.services.protests import Choices, Source, game_name
 from bot.services.records import Database, GameRecord, ProtestRow, TournamentRow, from_ts, to_ts
+from bot.texts.localtime import clock
 from handlers.callbacks import GameMenu, RowId
 from handlers.chats import in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal

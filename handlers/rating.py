@@ -12,14 +12,14 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
-from bot.services.rating import Unsettled, games_of, tournaments_of, unsettled
+from bot.reads.rating import Unsettled, games_of, tournaments_of, unsettled
+from bot.reads.standings import StandingsService, TournamentStandings, lot_due
 from bot.services.records import Database, PlayerRow, TournamentRow
 from bot.services.staff import staff_tournaments
 from bot.services.tournaments import chat_tournament
-from bot.standings import StandingsService, TournamentStandings, lot_due
-from bot.standings_text import TOP, hidden, rating_block
+from bot.texts.markup import html_text
+from bot.texts.rating_format import GameView, Pages, breakdown_blocks, own_row_line, place_labels
+from bot.texts.standings_text import TOP, hidden, rating_block
 from scoring import InvalidGameError
 
 router = Router(name="rating")

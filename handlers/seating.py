@@ -24,21 +24,21 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.seating_text import (
+from bot.reads.stored_plans import StoredPlan, vacated
+from bot.services import Refusal
+from bot.services import seating as service
+from bot.services.records import Database, TournamentRow
+from bot.services.seating import Overview, PlanView, Prepared
+from bot.texts.markup import html_text
+from bot.texts.seating_text import (
     MESSAGE_LIMIT,
     plan_preview,
     quality_text,
     substitute_for,
     utf16_len,
 )
-from bot.services import Refusal
-from bot.services import seating as service
-from bot.services.records import Database, TournamentRow
-from bot.services.seating import Overview, PlanView, Prepared
-from bot.services.stored_plans import StoredPlan, vacated
-from bot.standings_text import stage_name
+from bot.texts.standings_text import stage_name
 from handlers.callbacks import RowId, Small
 from handlers.filters import ChiefJudge, answer_refusal
 from seating import Plan

@@ -22,13 +22,13 @@ from aiogram.utils.deep_linking import create_start_link
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.names import quoted_title
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import staff as service
 from bot.services.invites import NO_SUCH_INVITE
 from bot.services.records import CHIEF, JUDGE, Database, TournamentRow
+from bot.texts.markup import html_text
+from bot.texts.names import quoted_title
 from handlers.callbacks import Code, RowId
 from handlers.chats import in_group, in_private, is_group
 from handlers.filters import ChiefJudge, GroupTournament, Staff, TournamentPick

@@ -27,15 +27,15 @@ from aiogram.utils.i18n import ngettext
 from babel.support import LazyProxy
 from pydantic import Field
 
-from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.rating_format import decimal_point
 from bot.services import N_, Refusal
 from bot.services import stages as service
 from bot.services.records import Database, StageRow, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.stage_settings import WHOLE_MAX
-from bot.standings_text import stage_name
+from bot.texts.markup import html_text
+from bot.texts.rating_format import decimal_point
+from bot.texts.standings_text import stage_name
 from handlers.callbacks import Code, RowId
 from handlers.filters import ChiefJudge, answer_refusal
 

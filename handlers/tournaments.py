@@ -28,10 +28,6 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
-from bot.i18n import N_
-from bot.localtime import valid_timezone, zone_label
-from bot.markup import html_text
-from bot.names import quoted_title
 from bot.publishing import Publisher
 from bot.publishing.refusals import explained
 from bot.services import Refusal
@@ -51,6 +47,10 @@ from bot.services.records import (
 from bot.services.refusals import NOT_CHIEF_OF_ANY, OUT_OF_DATE
 from bot.services.set_aside import SetAside
 from bot.services.tournaments import Unsettled
+from bot.texts.i18n import N_
+from bot.texts.localtime import valid_timezone, zone_label
+from bot.texts.markup import html_text
+from bot.texts.names import quoted_title
 from handlers.callbacks import Code, RowId, Zone
 from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
 from handlers.filters import (

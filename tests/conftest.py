@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-# First, before anything imports aiogram: its models are then built lazily (bot/aiogram_models.py).
+# First, before anything imports aiogram: its models are then built lazily
+# (bot/telegram/aiogram_models.py).
 import bot  # noqa: F401  # isort: skip
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from tests.support import BotHarness
 
 @pytest.fixture(autouse=True)
 def english_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``python -m bot``'s own lines follow the shell's locale (bot/shell_language.py):
+    """``python -m bot``'s own lines follow the shell's locale (bot/texts/shell_language.py):
     English in the tests, whatever the developer's shell says, the bot processes they
     start included; a test wanting Russian sets LANG itself."""
     for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):

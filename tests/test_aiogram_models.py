@@ -1,4 +1,4 @@
-"""aiogram's models built lazily (bot/aiogram_models.py) behave exactly as the eager build.
+"""aiogram's models built lazily (bot/telegram/aiogram_models.py) behave exactly as the eager build.
 
 Each check runs in a fresh interpreter, since what is tested is what happens at import: two
 children import `bot` first (lazy), one with `LAZY_MODELS=0` (the setting that turns the patch
@@ -89,7 +89,7 @@ def run_child(job: str, import_seconds: float, hwm_kb: int) -> None:
     """Entry point of a child process (see `_BOOT`)."""
     import aiogram.types
 
-    from bot import aiogram_models
+    from bot.telegram import aiogram_models
 
     names = [n for n in aiogram.types.__all__ if _is_model(getattr(aiogram.types, n))]
     result: dict[str, Any] = {
@@ -269,7 +269,7 @@ def _install_after_import() -> dict[str, Any]:
     from aiogram.types import Message
     from pydantic import BaseModel
 
-    from bot import aiogram_models
+    from bot.telegram import aiogram_models
 
     records: list[str] = []
     handler = logging.Handler(logging.DEBUG)
@@ -293,7 +293,7 @@ def _pinning() -> dict[str, Any]:
     from aiogram.methods import StopPoll
     from pydantic import BaseModel
 
-    from bot import aiogram_models
+    from bot.telegram import aiogram_models
 
     aiogram_models.install()  # a second call: nothing happens
     aiogram_models.pin_response_types()

@@ -1,4 +1,4 @@
-"""Bot API calls that fail for reasons outside the request (bot/api_retry.py): a 5xx or
+"""Bot API calls that fail for reasons outside the request (bot/telegram/api_retry.py): a 5xx or
 a network error is tried again with a back-off; an expired callback query is let go."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest, TelegramNetworkError, TelegramServerError
 from aiogram.methods import AnswerCallbackQuery, GetUpdates, SendMessage
 
-from bot.api_retry import ApiRetry
+from bot.telegram.api_retry import ApiRetry
 from tests.support import BOT_TOKEN, ApiError, RecordingSession
 
 CHAT = 42
@@ -81,7 +81,7 @@ async def test_an_expired_callback_query_is_let_go(
     env.session.fail_next(AnswerCallbackQuery, ApiError(
         400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
     ))
-    with caplog.at_level(logging.INFO, logger="bot.api_retry"):
+    with caplog.at_level(logging.INFO, logger="bot.telegram.api_retry"):
         assert await env.bot.answer_callback_query("123") is True
     assert [r.levelno for r in caplog.records] == [logging.INFO]
     env.session.fail_next(AnswerCallbackQuery, ApiError(400, "Bad Request: BUTTON_DATA_INVALID"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from babel.messages.extract import extract_from_dir
 
-from bot.i18n import read_catalog
+from bot.texts.i18n import read_catalog
 from tests.demo.words import Words
 from tests.e2e.scenario import RESULT_BUTTONS
 

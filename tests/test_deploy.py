@@ -26,8 +26,8 @@ from aiohttp import web
 from bot.app import add_live_pages, build_dispatcher, create_bot
 from bot.config import Settings
 from bot.db.connection import Database
-from bot.startup import EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
-from bot.web import add_webhook, create_app
+from bot.telegram.startup import EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
+from bot.web.server import add_webhook, create_app
 from tests.support import BOT_TOKEN
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -22,14 +22,14 @@ import seating
 from bot.db import games, lots, players, protests, users
 from bot.db import seating as seating_repo
 from bot.db.connection import Database
-from bot.export import (
+from bot.reads.export import (
     CSV_COLUMNS,
     UnknownTournament,
     build_export,
     decimal_text,
     export_to_dir,
 )
-from bot.standings import StandingsService
+from bot.reads.standings import StandingsService
 from scoring.cli import standings_json
 from tests.test_publishing import CHIEF, I18N, JUDGE, draft, make_tournament, save
 

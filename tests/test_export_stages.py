@@ -15,7 +15,7 @@ from bot.db import lots
 from bot.db import stages as stages_db
 from bot.db.connection import Database
 from bot.db.stages import StageSpec
-from bot.standings import StandingsService
+from bot.reads.standings import StandingsService
 from scoring import cut
 from scoring.cli import staged_json
 from tests.test_export import export_files, run_cli

@@ -1,4 +1,4 @@
-"""bot.flood.FloodControl against a RecordingSession that enforces Telegram's limits.
+"""bot.telegram.flood.FloodControl against a RecordingSession that enforces Telegram's limits.
 
 Limits are scaled down (``time_scale`` / ``FloodLimits.scaled``) so "20 per minute"
 takes about a second. ``limit_hits == 0`` and ``violations == 0`` mean the server never
@@ -31,7 +31,7 @@ from aiogram.methods import (
 )
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto
 
-from bot.flood import FloodControl, FloodLimits, counts_toward_limits
+from bot.telegram.flood import FloodControl, FloodLimits, counts_toward_limits
 from tests.support import ApiError, Limits, RecordingSession
 
 EPS = 1e-6

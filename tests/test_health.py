@@ -19,10 +19,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.__main__ import main
 from bot.config import Settings
 from bot.db import Database
+from bot.db.instance import InstanceLock
 from bot.db.migrations import LATEST, MIGRATIONS
-from bot.instance import InstanceLock
-from bot.telegram_watch import TelegramWatch
-from bot.web import create_app
+from bot.telegram.watch import TelegramWatch
+from bot.web.server import create_app
 
 
 def check(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

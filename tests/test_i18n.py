@@ -6,7 +6,7 @@ from pathlib import Path
 
 from babel.messages.extract import extract_from_dir
 
-from bot.i18n import create_i18n, locale_for, read_catalog
+from bot.texts.i18n import create_i18n, locale_for, read_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"

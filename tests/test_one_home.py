@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_html_is_escaped_by_one_helper() -> None:
-    """Text gets into the bot's HTML through ``bot.markup.html_text`` only."""
+    """Text gets into the bot's HTML through ``bot.texts.markup.html_text`` only."""
     found = [
         f"{path.relative_to(ROOT)}:{number}"
         for folder in ("bot", "handlers")

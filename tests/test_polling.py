@@ -1,4 +1,4 @@
-"""The polling loop (bot/polling.py) against the fake Bot API server over HTTP: an
+"""The polling loop (bot/telegram/polling.py) against the fake Bot API server over HTTP: an
 update is confirmed to Telegram (a getUpdates with an offset past it) only once it is
 handled, updates of different users are handled at once, an update Telegram sends
 again meanwhile is handled once, and the loop does not ask again and again while it
@@ -25,7 +25,7 @@ from aiogram.fsm.storage.memory import SimpleEventIsolation
 from aiogram.types import Message
 from aiogram.utils.backoff import BackoffConfig
 
-from bot.polling import Polling
+from bot.telegram.polling import Polling
 from tests.e2e.fake_telegram import ApiRequest, Chat, FakeTelegram, User
 
 # Longer than any test: the loop asks again only when a handler is done.
@@ -209,7 +209,7 @@ async def test_errors_are_logged_and_polling_goes_on(
         fake: FakeTelegram, bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
     """A failed getUpdates is tried again after aiogram's back-off, logged; a handler
     that fails is logged and its update counts as handled (as with aiogram's polling)."""
-    caplog.set_level(logging.INFO, logger="bot.polling")
+    caplog.set_level(logging.INFO, logger="bot.telegram.polling")
     h = Handlers()
     h.gates["boom"].set()
     h.gates["after"].set()

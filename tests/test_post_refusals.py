@@ -24,12 +24,12 @@ from aiogram.methods import EditMessageText, SendMessage, SendPhoto
 
 from bot.db import audit, outbox
 from bot.db.connection import Database
-from bot.export import build_export
 from bot.publishing import Publisher
 from bot.publishing.refusals import PHOTOS, TOO_LONG, plain_text, refusal
-from bot.rating_format import utf16_len
+from bot.reads.export import build_export
 from bot.services import set_aside as service
-from bot.standings_text import PendingGame, live_message
+from bot.texts.rating_format import utf16_len
+from bot.texts.standings_text import PendingGame, live_message
 from tests.support import BOT_TOKEN, ApiError, RecordingSession
 from tests.test_publishing import (
     CHIEF,

@@ -32,8 +32,8 @@ from aiogram.methods import (
 from bot.db import games, outbox
 from bot.db.connection import Database
 from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
 from bot.services.seating_rounds import round_saved
-from bot.standings import StandingsService
 from tests.support import BotHarness
 from tests.support.seating_fixtures import CHAT, I18N, accept_plan, save_quietly, seated_world
 

@@ -37,13 +37,13 @@ from bot.db import games, players, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameDraft, SeatDraft
 from bot.db.tournaments import TournamentRow
-from bot.flood import FloodControl, FloodLimits
-from bot.i18n import create_i18n
 from bot.publishing import Publisher
 from bot.publishing.posting import completed_round
-from bot.rating_format import split_labels, split_lines
-from bot.standings import StandingsService
-from bot.standings_text import live_message
+from bot.reads.standings import StandingsService
+from bot.telegram.flood import FloodControl, FloodLimits
+from bot.texts.i18n import create_i18n
+from bot.texts.rating_format import split_labels, split_lines
+from bot.texts.standings_text import live_message
 from tests.support import BOT_TOKEN, ApiError, BotHarness, Limits, RecordingSession
 
 CHIEF = 7001

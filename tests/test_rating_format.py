@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import create_i18n
-from bot.rating_format import (
+from bot.texts.i18n import create_i18n
+from bot.texts.rating_format import (
     GameView,
     Pages,
     display_width,
@@ -20,7 +20,7 @@ from bot.rating_format import (
     points,
     utf16_len,
 )
-from bot.standings_text import standings_table
+from bot.texts.standings_text import standings_table
 from scoring import Result, Role, SeatPoints, StandingRow
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
@@ -169,7 +169,7 @@ def test_game_block_of_an_annulled_game() -> None:
 def test_D3_russian_readers_get_a_decimal_comma_and_files_a_dot() -> None:
     """0,4 in Russian messages and pictures, 0.4 in English ones and in every file; the
     typographic minus for people, the ASCII one for programs."""
-    from bot.rating_format import short_points
+    from bot.texts.rating_format import short_points
 
     i18n = create_i18n(LOCALES)
     with i18n.context(), i18n.use_locale("ru"):

@@ -24,9 +24,9 @@ from bot.config import Settings
 from bot.db import LATEST, MIGRATIONS, outbox
 from bot.db import seating as seating_repo
 from bot.db.connection import Database
-from bot.seating_text import round_seating_text
 from bot.services import seating as service
 from bot.services.seating import PlanView, Prepared
+from bot.texts.seating_text import round_seating_text
 from tests.handlers.tournament_fixtures import TournamentSetup
 from tests.support import ApiError, BotHarness
 from tests.support.seating_fixtures import (

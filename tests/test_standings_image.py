@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot import standings_image
-from bot.standings_image import fit_text, load_font, render_standings
+from bot.texts import standings_image
+from bot.texts.standings_image import fit_text, load_font, render_standings
 
 COLUMNS = ("#", "Игрок", "Итог", "Доп.", "Победы", "Ci", "Игры")
 LONG = "Александр Длинноименный-Пересветов 40 с."  # 40 characters

@@ -1,5 +1,5 @@
-"""The start's getMe (bot/startup.py) and the watch on Telegram's answers
-(bot/telegram_watch.py), against the recording session: no network, no waiting."""
+"""The start's getMe (bot/telegram/startup.py) and the watch on Telegram's answers
+(bot/telegram/watch.py), against the recording session: no network, no waiting."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramNetworkError, TelegramServerError
 from aiogram.methods import GetMe
 
-from bot.startup import TelegramUnreachable, TokenRefused, first_contact
-from bot.telegram_watch import NOTE_EVERY, TelegramWatch
+from bot.telegram.startup import TelegramUnreachable, TokenRefused, first_contact
+from bot.telegram.watch import NOTE_EVERY, TelegramWatch
 from tests.support import BOT_TOKEN, ApiError, RecordingSession
 
 REFUSED = TelegramNetworkError(GetMe(), "ClientConnectorError: Cannot connect to host")

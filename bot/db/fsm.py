@@ -1,4 +1,4 @@
-"""aiogram's FSM rows (``bot.fsm_storage``): one row per storage key, its state and its
+"""aiogram's FSM rows (``bot.telegram.fsm_storage``): one row per storage key, its state and its
 data as JSON text.
 
 A runtime table (``connection.RUNTIME_TABLES``): writes go through ``Database.write``,

@@ -4,7 +4,7 @@
 model without per-row ORM work, since the live standings are recomputed after every
 saved game. ``load_stored_games`` is that same reading of games, of all of them or of
 a few by id, with each game's place and stamp; ``game_stamps`` tells which games
-changed since they were read (what ``bot.standings`` reloads after a change).
+changed since they were read (what ``bot.reads.standings`` reloads after a change).
 """
 
 from __future__ import annotations

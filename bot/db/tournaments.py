@@ -46,7 +46,7 @@ class TournamentRow:
     roster_version: int = 0
     # What its group reads: everything the bot posts there is in this language.
     language: str = DEFAULT_LANGUAGE
-    # IANA name; every time shown for the tournament is local to it (bot.localtime).
+    # IANA name; every time shown for the tournament is local to it (bot.texts.localtime).
     timezone: str = "UTC"
 
 

@@ -35,7 +35,7 @@ debouncing and the live standings message live in one place:
   (``bot.services.seating_rounds``: the accept, a save completing a round); both are
   drawn from the plan accepted when they are posted.
 
-The texts themselves: ``bot.standings_text`` and ``bot.rating_format``.
+The texts themselves: ``bot.texts.standings_text`` and ``bot.texts.rating_format``.
 """
 
 from bot.publishing.publisher import Publisher

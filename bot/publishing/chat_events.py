@@ -16,9 +16,9 @@ from bot.db import staff, tournaments, users
 from bot.db.audit import audit
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF
-from bot.i18n import locale_for, use_language
-from bot.markup import html_text
 from bot.services.notices import Notice, deliver
+from bot.texts.i18n import locale_for, use_language
+from bot.texts.markup import html_text
 
 log = logging.getLogger(__name__)
 

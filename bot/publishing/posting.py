@@ -27,8 +27,6 @@ from bot.db import stages as stages_repo
 from bot.db.audit import audit
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF, TournamentRow
-from bot.i18n import caller_language, locale_for, use_language
-from bot.markup import html_text
 from bot.publishing.chat_events import ChatEvents, pin_quietly
 from bot.publishing.refusals import (
     FINAL_STANDINGS,
@@ -44,8 +42,14 @@ from bot.publishing.refusals import (
     what_of,
 )
 from bot.publishing.seat_messages import SeatMessages
-from bot.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, utf16_len
-from bot.seating_text import (
+from bot.reads.rating import unsettled
+from bot.reads.standings import StandingsService, lot_due
+from bot.reads.stored_plans import accepted_plan, vacated, withdrawn_names
+from bot.services.notices import Notice, deliver
+from bot.texts.i18n import caller_language, locale_for, use_language
+from bot.texts.markup import html_text
+from bot.texts.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, utf16_len
+from bot.texts.seating_text import (
     find_round,
     plan_title,
     round_seating_picture,
@@ -53,11 +57,7 @@ from bot.seating_text import (
     round_seating_update,
     substitute_for,
 )
-from bot.services.notices import Notice, deliver
-from bot.services.rating import unsettled
-from bot.services.stored_plans import accepted_plan, vacated, withdrawn_names
-from bot.standings import StandingsService, lot_due
-from bot.standings_text import (
+from bot.texts.standings_text import (
     Picture,
     cut_caption,
     final_caption,
@@ -629,7 +629,7 @@ class GroupPoster:
     ) -> tuple[list[bytes], Picture]:
         """The standings' picture (the current ones, or ``standings`` with ``podium``
         rows marked), drawn in a worker thread; in the current language."""
-        from bot.standings_image import render_standings  # Pillow only when drawing
+        from bot.texts.standings_image import render_standings  # Pillow only when drawing
 
         if standings is None:
             current = await self._standings.get(tournament.id)

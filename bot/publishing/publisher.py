@@ -9,11 +9,11 @@ from aiogram.utils.i18n import I18n
 
 from bot.db import outbox
 from bot.db.connection import Conn, Database
-from bot.i18n import create_i18n
 from bot.publishing.chat_events import ChatEvents
 from bot.publishing.posting import GroupPoster
 from bot.publishing.scheduler import RETRY_AFTER, OutboxScheduler
-from bot.standings import StandingsService
+from bot.reads.standings import StandingsService
+from bot.texts.i18n import create_i18n
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from aiogram.exceptions import (
 )
 from aiogram.utils.i18n import gettext as _
 
-from bot.i18n import N_
-from bot.markup import html_text
+from bot.texts.i18n import N_
+from bot.texts.markup import html_text
 
 PHOTOS = "photos"  # the group lets the bot send no photos
 TEXTS = "texts"  # the group lets the bot send no messages

@@ -20,9 +20,9 @@ from aiogram.utils.i18n import I18n
 from bot.db import outbox, users
 from bot.db.connection import Database
 from bot.db.tournaments import TournamentRow
-from bot.i18n import locale_for, use_language
-from bot.seating_text import plan_title, seat_message
-from bot.services.stored_plans import StoredPlan, accepted_plan
+from bot.reads.stored_plans import StoredPlan, accepted_plan
+from bot.texts.i18n import locale_for, use_language
+from bot.texts.seating_text import plan_title, seat_message
 
 log = logging.getLogger(__name__)
 

@@ -45,14 +45,14 @@ from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
 from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF
-from bot.i18n import locale_for
-from bot.markup import html_text
 from bot.publishing import Publisher
+from bot.reads.stored_plans import accepted_plan
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, deliver, notice_to, send
 from bot.services.seating_rounds import round_saved
-from bot.services.stored_plans import accepted_plan
-from bot.standings_text import stage_name
+from bot.texts.i18n import locale_for
+from bot.texts.markup import html_text
+from bot.texts.standings_text import stage_name
 from scoring import Role, protocol
 from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
 

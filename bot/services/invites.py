@@ -13,9 +13,9 @@ from bot.db.connection import Conn, Database
 from bot.db.errors import InviteInvalid
 from bot.db.invites import InviteKind, IssuedInvite
 from bot.db.tournaments import JUDGE, TournamentRow
-from bot.names import name_of, quoted_title
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, notice_to
+from bot.texts.names import name_of, quoted_title
 
 INVITE_UNKNOWN = Refusal(N_("This invite link is not valid. Ask the chief judge for a new one."))
 INVITE_USED = Refusal(

@@ -30,9 +30,9 @@ from bot.db.live import LiveDraft, LiveEvent
 from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
-from bot.live_words import command_text
 from bot.services import N_, Refusal
 from bot.services.games import GameViews, ResultLine, Runtime, save_game
+from bot.texts.live_words import command_text
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
 from scoring import protocol as rules
 from scoring.judging import first_killed_ci

@@ -20,13 +20,13 @@ from bot.db.audit import record
 from bot.db.connection import Conn, Database
 from bot.db.lots import LotRow
 from bot.db.tournaments import TournamentRow
-from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.rating_format import place_labels
+from bot.reads.standings import StandingsService, TournamentStandings, lot_due
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
-from bot.standings import StandingsService, TournamentStandings, lot_due
-from bot.standings_text import hidden, stage_name
+from bot.texts.markup import html_text
+from bot.texts.rating_format import place_labels
+from bot.texts.standings_text import hidden, stage_name
 from scoring import InvalidGameError
 
 DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept.")
@@ -131,7 +131,7 @@ async def tied_groups(
 
 def _not_yet(tournament: TournamentRow, ts: TournamentStandings) -> Refusal | None:
     """Before the distance is played a tie may still break, so no lot decides it yet
-    (``bot.standings.lot_due``): when it will. Without games nothing is tied at all."""
+    (``bot.reads.standings.lot_due``): when it will. Without games nothing is tied at all."""
     if lot_due(tournament, ts) or not ts.standings.rows:
         return None
     distance = ts.tournament.distance

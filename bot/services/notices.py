@@ -23,7 +23,7 @@ from aiogram.utils.i18n import I18n
 
 from bot.db import users
 from bot.db.connection import Conn
-from bot.i18n import DEFAULT_LOCALE, locale_for
+from bot.texts.i18n import DEFAULT_LOCALE, locale_for
 
 if TYPE_CHECKING:  # the publisher's own notices (bot.publishing) are sent from here too
     from bot.publishing import Publisher

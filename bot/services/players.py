@@ -19,14 +19,14 @@ from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname, NicknameTaken, PlayerHasGames, UserAlreadyPlayer
 from bot.db.players import MAX_NICKNAME, PlayerRow
 from bot.db.tournaments import CHIEF, TournamentRow
-from bot.markup import html_text
-from bot.names import name_of, names_of, nick, quoted_title
+from bot.reads.stored_plans import load_accepted
 from bot.services import N_, Refusal
 from bot.services.invites import INVITE_REVOKED, INVITE_UNKNOWN
 from bot.services.notices import FollowUp, Notice, notice_to
 from bot.services.refusals import ONLY_CHIEF, OUT_OF_DATE, REGISTRATION_CLOSED
 from bot.services.staff import staff_tournaments, tournament_and_role
-from bot.services.stored_plans import load_accepted
+from bot.texts.markup import html_text
+from bot.texts.names import name_of, names_of, nick, quoted_title
 
 
 @dataclass(frozen=True, slots=True)

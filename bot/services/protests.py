@@ -22,13 +22,13 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.protests import ProtestRow
 from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, TournamentRow
-from bot.i18n import locale_for
-from bot.localtime import clock
-from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.rating_format import protest_note
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, Notice, notice_to
+from bot.texts.i18n import locale_for
+from bot.texts.localtime import clock
+from bot.texts.markup import html_text
+from bot.texts.rating_format import protest_note
 
 MAX_SHOWN_REASON = 1500  # of the stored text, on the chief's card (a message holds 4096)
 

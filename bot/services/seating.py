@@ -22,7 +22,7 @@ thread, outside any transaction. An offer is stored (``bot.db.seating``) so that
 chief judge can accept exactly what he saw; accepting checks that nothing it was made
 from changed meanwhile (the roster, the saved games, the accepted plan).
 
-The accepted plan as the bot reads it is ``bot.services.stored_plans``; what the group
+The accepted plan as the bot reads it is ``bot.reads.stored_plans``; what the group
 and the players are told of it before each round, ``bot.services.seating_rounds``.
 
 Stages (docs/rules.md D13, D14): a plan is of the tournament's current stage. A later
@@ -56,12 +56,8 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
 from bot.db.tournaments import CHIEF, TournamentRow
-from bot.markup import html_text
 from bot.publishing import Publisher
-from bot.services import N_, Refusal
-from bot.services.notices import FollowUp
-from bot.services.seating_rounds import tell_seating
-from bot.services.stored_plans import (
+from bot.reads.stored_plans import (
     StoredPlan,
     current_row,
     current_stage,
@@ -70,6 +66,10 @@ from bot.services.stored_plans import (
     plan_stage,
     stored_plan,
 )
+from bot.services import N_, Refusal
+from bot.services.notices import FollowUp
+from bot.services.seating_rounds import tell_seating
+from bot.texts.markup import html_text
 from seating import Plan, Quality, Request, Round, SeatingError, Table
 
 SEATS = 10

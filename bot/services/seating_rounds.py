@@ -15,7 +15,7 @@ from bot.db import outbox
 from bot.db import players as players_db
 from bot.db.connection import Conn
 from bot.db.players import PlayerRow
-from bot.services.stored_plans import StoredPlan, current_row, stored_plan
+from bot.reads.stored_plans import StoredPlan, current_row, stored_plan
 
 Position = tuple[int, int] | None  # (table, seat); None: he sits the round out
 _ABSENT: Position = (0, 0)  # the round doesn't name him

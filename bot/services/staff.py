@@ -16,9 +16,9 @@ from bot.db.connection import Database
 from bot.db.errors import LastChief
 from bot.db.staff import StaffRow
 from bot.db.tournaments import CHIEF, JUDGE, StaffRole, StaffTournament, TournamentRow
-from bot.names import name_of, names_of, quoted_title
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, notice_to
+from bot.texts.names import name_of, names_of, quoted_title
 
 # -- who holds which role ---------------------------------------------------------------
 

@@ -17,8 +17,8 @@ from aiogram.utils.i18n import lazy_gettext as __
 from babel.support import LazyProxy
 
 from bot.db.stages import StageSpec
-from bot.markup import html_text
 from bot.services import N_, Refusal
+from bot.texts.markup import html_text
 
 SETTINGS = ("name", "games", "entrants", "carry", "weight", "compensation", "hidden")
 WHOLE_MAX = 1000  # games a player, entrants: far above any tournament's

@@ -21,13 +21,13 @@ from bot.db.connection import Conn, Database
 from bot.db.games import game_code
 from bot.db.stages import Entered, StageRow, StageSpec
 from bot.db.tournaments import TournamentRow
-from bot.markup import html_text
 from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp, Notice, notice_to
 from bot.services.stage_settings import apply_settings
-from bot.standings import StandingsService
-from bot.standings_text import stage_name
+from bot.texts.markup import html_text
+from bot.texts.standings_text import stage_name
 from scoring import InvalidGameError, StandingRow, Standings, cut
 
 FIRST_NAME = "qualifying"  # the implicit first stage, once stored (translated when shown)

@@ -14,12 +14,12 @@ from bot.db import audit, games, players, protests, staff, stages, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import TournamentRow
-from bot.names import quoted_title
 from bot.publishing import Publisher
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
 from bot.services.refusals import NO_TOURNAMENT_HERE, OUT_OF_DATE
 from bot.services.staff import StaffList, staff_list
+from bot.texts.names import quoted_title
 
 
 async def chat_tournament(

@@ -18,7 +18,7 @@ from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StorageKey
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.services import card_reads
+from bot.reads import card_reads
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.commands import attempt, refusal_text

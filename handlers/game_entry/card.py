@@ -4,7 +4,7 @@ Everything is rendered from a ``Draft`` and a ``View`` (what the database and th
 scoring engine say about it), in the locale that is current when ``render`` runs.
 Every user-provided string (nicknames, titles, typed filters) is HTML-escaped. The
 prompt is the step's own (``StepSpec.prompt``); points are shown by
-``bot.rating_format.short_points``.
+``bot.texts.rating_format.short_points``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from fractions import Fraction
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.markup import html_text
-from bot.rating_format import seat_parts, short_points
-from bot.rule_issues import Issue
 from bot.services import Refusal
 from bot.services.records import PlayerRow
-from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
+from bot.texts.markup import html_text
+from bot.texts.rating_format import seat_parts, short_points
+from bot.texts.rule_issues import Issue
+from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
 from handlers.game_entry.draft import Draft, approved_seats
 from handlers.game_entry.spec import Card
 from scoring import SEAT_NUMBERS, GameBreakdown, Result, Role, SeatPoints

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.rating_format import decimal_point
-from bot.rule_issues import Issue
+from bot.texts.markup import html_text
+from bot.texts.rating_format import decimal_point
+from bot.texts.rule_issues import Issue
 from handlers.game_entry.draft import Draft, absorb, protocol_of
 from scoring.protocol import Refusal, apply_noting
 

@@ -19,11 +19,11 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import TelegramObject, User
 from aiogram.utils.i18n import I18n
 
-from bot.background import Background
 from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
 from bot.services.records import Database, TournamentRow
 from bot.services.staff import tournament_and_role
-from bot.standings import StandingsService
+from bot.telegram.background import Background
 
 if TYPE_CHECKING:
     from handlers.game_entry.draft import Draft

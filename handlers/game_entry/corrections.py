@@ -18,8 +18,8 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.markup import html_text
-from bot.services import card_reads
+from bot.reads import card_reads
+from bot.reads.standings import StandingsService
 from bot.services.games import (
     NO_SUCH_GAME,
     ONLY_CHIEF_CORRECTS,
@@ -28,8 +28,8 @@ from bot.services.games import (
 )
 from bot.services.records import CHIEF, Database, GameRecord
 from bot.services.staff import staff_tournaments
-from bot.standings import StandingsService
-from bot.vocabulary import RESULT_NAMES
+from bot.texts.markup import html_text
+from bot.texts.vocabulary import RESULT_NAMES
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage

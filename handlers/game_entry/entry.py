@@ -8,9 +8,9 @@ from aiogram.filters import Command, StateFilter
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
 from bot.services.records import TournamentRow
 from bot.services.staff import staff_tournaments
+from bot.texts.markup import html_text
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
 from handlers.game_entry.context import Ctx

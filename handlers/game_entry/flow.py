@@ -12,11 +12,11 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.fsm_storage import SQLiteStorage
-from bot.rule_issues import Issue
-from bot.services import card_reads
+from bot.reads import card_reads
 from bot.services.records import CHIEF, JUDGE
 from bot.services.staff import tournament_and_role
+from bot.telegram.fsm_storage import SQLiteStorage
+from bot.texts.rule_issues import Issue
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, render_text
 from handlers.game_entry.context import Ctx
@@ -138,7 +138,7 @@ async def show(ctx: Ctx, d: Draft) -> None:
     (and remembered). A one-shot note is shown now and not stored.
 
     With ``ctx.background`` the edit goes out without the handler waiting for it: a
-    held edit (the chat's pace, see ``bot.flood``) must not hold the judge's next tap,
+    held edit (the chat's pace, see ``bot.telegram.flood``) must not hold the judge's next tap,
     and edits still waiting when he taps again coalesce into the newest card.
     """
     text, markup = await render(ctx, d)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message, WebAppInfo
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
 from bot.services import live
+from bot.texts.markup import html_text
 from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import DATA_KEY, Draft
 

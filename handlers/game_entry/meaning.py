@@ -1,6 +1,6 @@
 """What a tap on the judge's card did, in a few words for the tap's answer ("Seat 3:
 sheriff"). The answer is not rate limited and shows at once, while the card's edit
-may wait for the chat's next slot (``bot.flood``): the judge knows his tap counted."""
+may wait for the chat's next slot (``bot.telegram.flood``): the judge knows his tap counted."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
+from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.spec import Card
 from scoring import Result, Role

@@ -8,8 +8,8 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.markup import html_text
 from bot.services.records import ApprovalRow, GameRecord, PlayerRow
+from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import ApprovalDecision, RosterDecision
 from handlers.game_entry.card import hundredths
 from scoring.judging import APPROVAL_THRESHOLD

@@ -10,9 +10,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
 from bot.services import Refusal
 from bot.services.games import NO_SUCH_PLAYER, ONLY_CHIEF_CONFIRMS, decide_table_player
+from bot.texts.markup import html_text
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import RosterDecision
 from handlers.game_entry.context import Deps

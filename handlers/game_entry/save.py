@@ -21,10 +21,10 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.localtime import clock
 from bot.services import Refusal
 from bot.services.games import Gone, save_game
 from bot.services.records import GameDraft, GameRecord, InvalidDraft
+from bot.texts.localtime import clock
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.rating_format import short_points
-from bot.services import card_reads
+from bot.reads import card_reads
+from bot.reads.standings import StandingsService
 from bot.services.records import Database, GameRecord, game_from_record
-from bot.standings import StandingsService
-from bot.vocabulary import RESULT_NAMES
+from bot.texts.markup import html_text
+from bot.texts.rating_format import short_points
+from bot.texts.vocabulary import RESULT_NAMES
 from handlers.game_entry.card import MAX_TEXT, View, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown

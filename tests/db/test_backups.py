@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
-from bot.backups import BackupSchedule, backup_before_migration, prune, scheduled_name
 from bot.db import Database
+from bot.db.backups import BackupSchedule, backup_before_migration, prune, scheduled_name
+from bot.db.instance import AlreadyRunning, InstanceLock, running
 from bot.db.migrations import LATEST, MIGRATIONS
-from bot.instance import AlreadyRunning, InstanceLock, running
-from bot.standings import StandingsService
+from bot.reads.standings import StandingsService
 from tests.db.test_standings_service import World
 
 

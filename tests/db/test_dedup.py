@@ -11,10 +11,10 @@ from aiogram import Bot, Dispatcher, Router
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import Chat, Message, Update, User
 
-from bot.background import Background
 from bot.db import Database
 from bot.db.updates import is_processed, mark_processed, prune_processed
-from bot.middlewares import DedupMiddleware
+from bot.telegram.background import Background
+from bot.telegram.middlewares import DedupMiddleware
 
 
 def update(update_id: int, text: str = "hello") -> Update:
@@ -147,7 +147,7 @@ async def test_prune_keeps_a_week(db: Database) -> None:
 async def test_an_update_counts_as_processed_once_what_it_left_running_is_done(
     db: Database, bot: Bot
 ) -> None:
-    """A card's edit goes out after its handler returned (bot.background): until it is
+    """A card's edit goes out after its handler returned (bot.telegram.background): until it is
     out, a crash must leave the update to be delivered again, so it is not recorded."""
     background = Background()
     edit_sent = asyncio.Event()
@@ -181,7 +181,7 @@ async def test_an_update_counts_as_processed_once_what_it_left_running_is_done(
 
 async def test_recorded_returns_once_the_record_is_written(db: Database, bot: Bot) -> None:
     """What the polling loop waits for before it confirms an update to Telegram
-    (bot/polling.py): the record, written after what the handler left running."""
+    (bot/telegram/polling.py): the record, written after what the handler left running."""
     background = Background()
     edit_sent = asyncio.Event()
 

@@ -10,7 +10,7 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.fsm.storage.base import DefaultKeyBuilder, StorageKey
 
 from bot.db import Database
-from bot.fsm_storage import SQLiteStorage
+from bot.telegram.fsm_storage import SQLiteStorage
 
 KEY = StorageKey(bot_id=42, chat_id=-100, user_id=7)
 

@@ -11,10 +11,10 @@ from bot.db.games import save_game
 from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.stages import StageSpec
 from bot.db.tournaments import TournamentRow
-from bot.i18n import create_i18n, use_language
-from bot.rating_format import Pages
-from bot.standings import StandingsService
-from bot.standings_text import live_message, rating_block
+from bot.reads.standings import StandingsService
+from bot.texts.i18n import create_i18n, use_language
+from bot.texts.rating_format import Pages
+from bot.texts.standings_text import live_message, rating_block
 from scoring import Ruleset, Stage, tournament_standings
 from scoring.model import Result
 from tests.db.helpers import ENDED, JUDGE, make_draft

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import bot.standings as standings_module
+import bot.reads.standings as standings_module
 from bench.scoring_bench import make_game
 from bot.db import Database
 from bot.db.errors import NotFound
@@ -31,7 +31,7 @@ from bot.db.lots import record_lot
 from bot.db.players import add_player, rename_player
 from bot.db.scoring_bridge import StoredGame, load_scoring_tournament, load_stored_games
 from bot.db.tournaments import create_tournament
-from bot.standings import StandingsService, TournamentStandings
+from bot.reads.standings import StandingsService, TournamentStandings
 from scoring import InvalidGameError, compute_standings, tournament_breakdowns
 from scoring.model import Role
 from tests.db.helpers import CHIEF, ENDED, JUDGE

@@ -12,5 +12,6 @@ left in a folder (``run.py``). The people have English Telegram, or Russian
 ``tests/e2e/test_demo.py`` plays it once in the suite.
 """
 
-# First, before anything imports aiogram: its models are then built lazily (bot/aiogram_models.py).
+# First, before anything imports aiogram: its models are then built lazily
+# (bot/telegram/aiogram_models.py).
 import bot  # noqa: F401  # isort: skip

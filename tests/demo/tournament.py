@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.i18n import N_
+from bot.texts.i18n import N_
 from tests.e2e.fake_telegram import Chat, FakeTelegram
 from tests.e2e.scenario import NICKS, WAIT, Card, GameSpec, Person, enter_game, labels, save
 

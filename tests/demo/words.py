@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.i18n import create_i18n
+from bot.texts.i18n import create_i18n
 
 LANGUAGES = ("en", "ru")
 _STEP = re.compile(r"Step (\d+)/(\d+): (.+)")

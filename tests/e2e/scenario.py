@@ -31,7 +31,7 @@ from bot.db import Database, games, staff, tournaments, users
 from bot.db import players as players_repo
 from bot.db.migrations import LATEST, MIGRATIONS
 from bot.db.timeutil import utcnow
-from bot.fsm_storage import SQLiteStorage
+from bot.telegram.fsm_storage import SQLiteStorage
 from handlers.game_entry.draft import DATA_KEY, Draft, new_draft_id, new_token
 from handlers.game_entry.states import GameEntry
 from scoring import Result, Role
@@ -39,7 +39,7 @@ from scoring import Result, Role
 from .bot_process import REPO_ROOT, BotProcess
 from .fake_telegram import JSON, CallbackAnswer, Chat, FakeTelegram, StoredMessage, User
 
-# Generous: the bot queues every chat's messages at one a second (bot/flood.py), so a
+# Generous: the bot queues every chat's messages at one a second (bot/telegram/flood.py), so a
 # busy chat (the chief judge's, the group) answers several seconds late by design.
 WAIT = 30.0
 NICKS = (

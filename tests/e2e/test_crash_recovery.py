@@ -3,7 +3,7 @@
 The FSM lives in SQLite, so after a restart a judge goes on where he was: his card's
 buttons still work, or /game sends the card again. Telegram delivers again the
 updates the bot had not confirmed, and it confirms none before it is handled and
-recorded (bot/polling.py; in webhook mode, its answer to the POST): those already
+recorded (bot/telegram/polling.py; in webhook mode, its answer to the POST): those already
 handled are skipped (the dedup middleware); those cut short are handled again, and
 what they stored is not stored twice (a Save is keyed by its draft's id, a card's tap
 by its callback query id; a query Telegram refuses to answer a second time is no
@@ -255,7 +255,8 @@ async def test_a_crash_right_after_the_commit_still_announces_the_game(
 
 async def test_sigterm_during_a_save_lets_it_finish(
         fake_telegram: FakeTelegram, bot_factory: BotFactory, tmp_path: Path) -> None:
-    """A graceful stop (a deploy) waits for the Save being handled (bot/middlewares/inflight)."""
+    """A graceful stop (a deploy) waits for the Save being handled
+    (bot/telegram/middlewares/inflight)."""
     fake = fake_telegram
     db_path = tmp_path / "bot.sqlite3"
     w, bot, card = await one_game_at_review(fake, bot_factory, db_path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from bot.startup import EXIT_TOKEN, EXIT_UNREACHABLE
+from bot.telegram.startup import EXIT_TOKEN, EXIT_UNREACHABLE
 
 from .bot_process import BotFactory, requires_bot
 from .fake_telegram import FakeTelegram, make_token

@@ -13,8 +13,8 @@ import pytest
 from bot.db import Database, players
 from bot.db import games as games_db
 from bot.db import seating as seating_db
+from bot.reads import stored_plans
 from bot.services import seating as service
-from bot.services import stored_plans
 from tests.handlers.test_game_entry_support import CHIEF, JUDGE2, Driver, World
 from tests.support import BotHarness
 from tests.support.telegram import buttons

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bot.i18n import create_i18n
+from bot.texts.i18n import create_i18n
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
 from handlers.game_entry.draft import Draft, new_draft_id, new_token, problems, scoring_game

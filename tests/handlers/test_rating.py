@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.db.connection import Database
 from bot.db.protests import add_protest
-from bot.rating_format import MESSAGE_LIMIT, utf16_len
+from bot.texts.rating_format import MESSAGE_LIMIT, utf16_len
 from scoring.model import Result, Role
 from tests.handlers.rating_fixtures import (
     CHAT,

@@ -21,8 +21,10 @@ from bot.db import staff as staff_repo
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.games import list_games
-from bot.i18n import create_i18n
-from bot.seating_text import (
+from bot.reads import stored_plans
+from bot.services import seating as service
+from bot.texts.i18n import create_i18n
+from bot.texts.seating_text import (
     MESSAGE_LIMIT,
     plan_sheet_rows,
     player_seat_text,
@@ -30,8 +32,6 @@ from bot.seating_text import (
     round_seating_text,
     utf16_len,
 )
-from bot.services import seating as service
-from bot.services import stored_plans
 from handlers.seating import SeatingOffer, SeatingTables
 from scoring.model import Role
 from tests.handlers.tournament_fixtures import TournamentSetup, running_tournament

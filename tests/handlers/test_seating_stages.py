@@ -13,8 +13,8 @@ import pytest
 from bot.db import seating as seating_repo
 from bot.db import stages as stages_db
 from bot.db.connection import Database
+from bot.reads import stored_plans
 from bot.services import seating as service
-from bot.services import stored_plans
 from tests.handlers.test_game_entry_support import Driver
 from tests.handlers.test_game_entry_support import World as CardWorld
 from tests.handlers.tournament_fixtures import TournamentSetup, running_tournament

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from bot.config import Settings
 from bot.db import tournaments
 from bot.db.connection import Database
-from bot.export import load_export, protocols_md
-from bot.i18n import create_i18n, read_catalog
+from bot.reads.export import load_export, protocols_md
+from bot.texts.i18n import create_i18n, read_catalog
 from tests.handlers import rating_fixtures as rf
 from tests.handlers.test_game_entry_support import GROUP, World
 from tests.handlers.tournament_fixtures import (

@@ -11,7 +11,7 @@ import pytest
 
 from bot.db.connection import Database
 from bot.db.lots import LotRow, lots_for_tournament
-from bot.export import load_export, tournament_json
+from bot.reads.export import load_export, tournament_json
 from scoring.model import Result
 from tests.handlers.rating_fixtures import (
     CHAT,

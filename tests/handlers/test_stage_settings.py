@@ -12,8 +12,8 @@ from bot.db import stages as stages_db
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.stages import StageRow
-from bot.i18n import create_i18n
 from bot.services.stage_settings import NAMES, SETTINGS, setting_of
+from bot.texts.i18n import create_i18n
 from handlers.callbacks import SQL_MAX
 from handlers.stage_card import CARRIES, MAX_STAGES, WEIGHTS, StageEdit
 from tests.handlers.rating_fixtures import CHAT, CHIEF, add_game, make_world

@@ -10,9 +10,9 @@ from bot.db import tournaments as tournaments_db
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.protests import add_protest
-from bot.i18n import use_language
 from bot.services import Refusal
 from bot.services.tournaments import set_status
+from bot.texts.i18n import use_language
 from scoring.model import Result
 from tests.handlers.rating_fixtures import (
     CHAT,

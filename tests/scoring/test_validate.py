@@ -325,7 +325,7 @@ def test_every_message_template_is_marked_for_gettext_extraction() -> None:
 def test_russian_translations_cover_every_message_template() -> None:
     from babel.messages.extract import extract_from_dir
 
-    from bot.i18n import read_catalog
+    from bot.texts.i18n import read_catalog
 
     root = Path(__file__).parents[2]
     package = root / "scoring"

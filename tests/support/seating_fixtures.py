@@ -24,9 +24,9 @@ from bot.db import users as users_repo
 from bot.db.connection import Database
 from bot.db.games import GameDraft, SeatDraft, save_game
 from bot.db.seating import SeatingPlanRow, accepted_plan, list_plans
-from bot.i18n import create_i18n
-from bot.seating_text import player_seat_text
-from bot.services import stored_plans
+from bot.reads import stored_plans
+from bot.texts.i18n import create_i18n
+from bot.texts.seating_text import player_seat_text
 from handlers.seating import SeatingOffer, SeatingTables
 from scoring.model import Result, Role
 from tests.handlers.rating_fixtures import ENDED

@@ -138,7 +138,7 @@ _BOOL_PARAMS = frozenset({
     "disable_web_page_preview", "allow_sending_without_reply", "has_spoiler",
 })
 # Methods that post or change a message, and so count toward the flood limits. Written
-# apart from bot.flood on purpose: the bot's pacing is checked against this model.
+# apart from bot.telegram.flood on purpose: the bot's pacing is checked against this model.
 _COUNTED_EXTRA = frozenset({"copyMessage", "copyMessages", "forwardMessage",
                             "forwardMessages", "pinChatMessage", "stopPoll"})
 COMMAND_RE = re.compile(r"(?<![\w/@])/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{3,32}))?(?![\w/])")

@@ -1,5 +1,5 @@
 """Requests too large or malformed, written on a raw socket to the bot's real HTTP server
-(``bot.web.start_server``: /healthz, the webhook and the live protocol): each gets its
+(``bot.web.server.start_server``: /healthz, the webhook and the live protocol): each gets its
 4xx (431 for a header over aiohttp's 8190 bytes, 413 for a body over 1 MiB, 400 for a
 malformed request) whole, before the connection closes, and at most one log line,
 without a traceback. The webhook and the live API still work on the next request."""
@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.bad_requests import MAX_BODY
 from bot.config import Settings
 from bot.db import Database
-from bot.web import WebhookHandler, start_server
+from bot.web.bad_requests import MAX_BODY
+from bot.web.server import WebhookHandler, start_server
 from tests.support import BotHarness
 from tests.support.telegram import BOT_TOKEN
 from tests.support.webapp import INIT_HEADER, headers

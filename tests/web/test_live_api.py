@@ -20,12 +20,12 @@ from bot.config import Settings
 from bot.db import Database
 from bot.db.games import GameDraft, SeatDraft, get_game_by_draft
 from bot.db.scoring_bridge import game_from_draft
-from bot.export import load_export, tournament_json
-from bot.rating_format import short_points
-from bot.services import card_reads
+from bot.reads import card_reads
+from bot.reads.export import load_export, tournament_json
 from bot.services import live as live_service
-from bot.web import create_app
-from bot.webapp import add_live
+from bot.texts.rating_format import short_points
+from bot.web.live import add_live
+from bot.web.server import create_app
 from scoring import Result, Role, game_breakdown
 from scoring.judging import first_killed_ci
 from tests.handlers.test_game_entry_support import CHIEF, JUDGE, JUDGE2, OUTSIDER, World

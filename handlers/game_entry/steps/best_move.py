@@ -18,10 +18,10 @@ from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.i18n import locale_for
-from bot.markup import html_text
-from bot.services import card_reads
+from bot.reads import card_reads
 from bot.services.records import Database
+from bot.texts.i18n import locale_for
+from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.card import View
 from handlers.game_entry.commands import run

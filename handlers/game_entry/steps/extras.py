@@ -11,7 +11,7 @@ from fractions import Fraction
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.rating_format import short_points
+from bot.texts.rating_format import short_points
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, hundredths
 from handlers.game_entry.commands import run

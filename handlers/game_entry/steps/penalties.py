@@ -6,8 +6,8 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.rating_format import short_points
-from bot.vocabulary import ROLE_NAMES
+from bot.texts.rating_format import short_points
+from bot.texts.vocabulary import ROLE_NAMES
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import PENALTY_NAMES, View
 from handlers.game_entry.commands import run

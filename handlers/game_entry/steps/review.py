@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.services import card_reads
+from bot.reads import card_reads
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, points_lines
 from handlers.game_entry.context import Ctx

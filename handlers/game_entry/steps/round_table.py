@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.services import card_reads, stages
-from bot.services.stored_plans import StoredPlan, accepted_plan
+from bot.reads import card_reads
+from bot.reads.stored_plans import StoredPlan, accepted_plan
+from bot.services import stages
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View
 from handlers.game_entry.context import Ctx

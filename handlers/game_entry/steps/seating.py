@@ -12,11 +12,12 @@ import re
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
-from bot.markup import html_text
-from bot.services import Refusal, card_reads, stages
+from bot.reads import card_reads
+from bot.reads.stored_plans import elsewhere_in_round
+from bot.services import Refusal, stages
 from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
-from bot.services.stored_plans import elsewhere_in_round
-from bot.standings_text import stage_name
+from bot.texts.markup import html_text
+from bot.texts.standings_text import stage_name
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import View, refusal_text
 from handlers.game_entry.context import Ctx

@@ -1,12 +1,12 @@
 """The bot's one aiohttp application: ``/healthz``, the webhook, and whatever page is
 added later (``create_app`` returns a plain ``web.Application`` to add routes to).
-Requests too large or malformed are refused before any route (``bot.bad_requests``).
+Requests too large or malformed are refused before any route (``bot.web.bad_requests``).
 
 The webhook is aiogram's own ``SimpleRequestHandler``, with the update handled before
 the answer (``handle_in_background=False``): Telegram sends an update again until it
 gets a 200, so a crash in the middle of handling one leaves it to be delivered again,
 as an unconfirmed update is after a crash in polling mode. What the handler left
-running (a card's edit, ``bot.background``) is waited for too, as the dedup
+running (a card's edit, ``bot.telegram.background``) is waited for too, as the dedup
 middleware waits for it before it records the update as processed.
 """
 
@@ -23,11 +23,11 @@ from aiogram.types import Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
-from bot.background import Background
-from bot.bad_requests import MAX_BODY, Runner, bounded_body
 from bot.config import Settings
-from bot.health import Limits, report_async
-from bot.telegram_watch import TelegramWatch
+from bot.telegram.background import Background
+from bot.telegram.watch import TelegramWatch
+from bot.web.bad_requests import MAX_BODY, Runner, bounded_body
+from bot.web.health import Limits, report_async
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ async def start_server(app: web.Application, host: str, port: int) -> web.AppRun
     # being handled already; what is left hangs (and is sent again after the restart).
     # A request the parser refuses (a header over aiohttp's 8190 bytes, a malformed
     # line) gets 431 or 400 and one log line, not a traceback and a reset
-    # (``bot.bad_requests``).
+    # (``bot.web.bad_requests``).
     runner = Runner(app, access_log=None, handle_signals=False, shutdown_timeout=10)
     await runner.setup()
     try:

@@ -33,23 +33,24 @@ from aiogram.utils.web_app import WebAppInitData, safe_parse_webapp_init_data
 from aiohttp import web
 
 from bot.config import Settings
-from bot.i18n import DEFAULT_LOCALE, locale_of_code, use_language
-from bot.live_words import phase_text
 from bot.publishing import Publisher
-from bot.rating_format import seat_parts, short_points
-from bot.rule_issues import Issue
-from bot.services import Refusal, card_reads
+from bot.reads import card_reads
+from bot.reads.standings import StandingsService
+from bot.services import Refusal
 from bot.services import live as use_cases
 from bot.services.games import GameViews
 from bot.services.records import Database, GameRecord
-from bot.standings import StandingsService
-from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
+from bot.texts.i18n import DEFAULT_LOCALE, locale_of_code, use_language
+from bot.texts.live_words import phase_text
+from bot.texts.rating_format import seat_parts, short_points
+from bot.texts.rule_issues import Issue
+from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
 from scoring import GameBreakdown, Problem, Result, Role
 from scoring import protocol as rules
 
 log = logging.getLogger(__name__)
 
-WEBAPP = Path(__file__).resolve().parent.parent / "webapp"
+WEBAPP = Path(__file__).resolve().parents[2] / "webapp"
 INIT_HEADER = "X-Telegram-Init-Data"
 MAX_BODY = 256 * 1024  # bytes of one request's body (MAX_BATCH commands fit many times)
 CLOCK_SKEW = 60  # seconds an initData's auth_date may be ahead of our clock
@@ -153,7 +154,7 @@ def add_live(app: web.Application, rt: LiveRuntime) -> None:
     """The page, its API and the public view."""
     app[LIVE] = rt
     # First: a request the server refuses before any route (a body over its limit,
-    # ``bot.bad_requests``) is answered in JSON too.
+    # ``bot.web.bad_requests``) is answered in JSON too.
     app.middlewares.insert(0, _api_answers)
     app.on_response_prepare.append(_headers)
     app.router.add_get("/app", _to_app)
@@ -196,7 +197,7 @@ async def _api_answers(
         text = _TOO_BIG if exc.status == 413 else _MALFORMED
         return _error(rt, locale, exc.status, text)
     except (ConnectionError, web.RequestPayloadError):
-        raise  # the client left, or broke its body: the server's (bot.bad_requests)
+        raise  # the client left, or broke its body: the server's (bot.web.bad_requests)
     except Exception:
         resource = request.match_info.route.resource
         where = resource.canonical if resource is not None else "?"  # not the token

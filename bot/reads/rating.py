@@ -12,9 +12,9 @@ from bot.db.connection import Conn, Database
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.tournaments import TournamentRow
-from bot.rating_format import GameView
-from bot.standings import TournamentStandings
-from bot.standings_text import PendingGame
+from bot.reads.standings import TournamentStandings
+from bot.texts.rating_format import GameView
+from bot.texts.standings_text import PendingGame
 from scoring import GameBreakdown
 
 Seen = list[tuple[TournamentRow, PlayerRow | None]]

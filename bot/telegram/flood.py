@@ -144,7 +144,7 @@ _COUNTED_EXTRA = frozenset(
 _NOT_COUNTED = frozenset({"sendChatAction"})
 # Requests that post one message per item of a list field.
 _BULK = {"sendMediaGroup": "media", "copyMessages": "message_ids", "forwardMessages": "message_ids"}
-# Never retried nor queued: the polling loop (bot.polling) has its own backoff, and a
+# Never retried nor queued: the polling loop (bot.telegram.polling) has its own backoff, and a
 # long poll must never sit behind the message queue.
 _PASSTHROUGH = frozenset({"getUpdates"})
 

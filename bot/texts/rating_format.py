@@ -6,7 +6,7 @@ under 4096 characters without ever cutting a table row or a game's block. Points
 exact ``Fraction``s and are shown with 2 decimals (D3); players still tied after
 8.7.1-8.7.5 share a place shown as a range, e.g. ``5–6`` (D12). The standings
 themselves (tables, the group's live message, the picture's cells) are
-``bot.standings_text``'s.
+``bot.texts.standings_text``'s.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.vocabulary import role_name
+from bot.texts.vocabulary import role_name
 from scoring import Result, Role, SeatPoints, StandingRow
 from scoring.judging import MINUS, format_points
 

@@ -124,7 +124,8 @@ def _subclasses(cls: type[BaseModel]) -> Iterator[type[BaseModel]]:
 
 def project_methods() -> tuple[type[TelegramMethod[Any]], ...]:
     """The Bot API methods this bot calls: its own calls, the Message/CallbackQuery shortcuts
-    it uses (answer, reply, edit_text, ...), and polling (getMe, getUpdates: bot.polling)."""
+    it uses (answer, reply, edit_text, ...), and polling (getMe, getUpdates:
+    bot.telegram.polling)."""
     from aiogram import methods as m
 
     return (

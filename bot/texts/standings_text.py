@@ -3,8 +3,8 @@ live standings message, /rating's standings block and the cells of the picture.
 
 Pure rendering (no I/O), in the current language (aiogram's gettext): the group's live
 message is built in the tournament's language by ``bot.publishing``, /rating in the
-reader's by ``handlers.rating``. Numbers and message splitting: ``bot.rating_format``;
-the drawing itself: ``bot.standings_image``.
+reader's by ``handlers.rating``. Numbers and message splitting: ``bot.texts.rating_format``;
+the drawing itself: ``bot.texts.standings_image``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.i18n import N_
-from bot.markup import html_text
-from bot.rating_format import (
+from bot.texts.i18n import N_
+from bot.texts.markup import html_text
+from bot.texts.rating_format import (
     MESSAGE_LIMIT,
     Pages,
     decimal_point,
@@ -34,7 +34,7 @@ from bot.rating_format import (
 from scoring import StandingRow, Standings
 
 if TYPE_CHECKING:
-    from bot.standings import StageView
+    from bot.reads.standings import StageView
 
 TOP = 20  # rows of /rating; /rating all shows everyone
 LIVE_ROWS = 50  # rows of the group's live standings message; the rest: /rating all
@@ -201,7 +201,7 @@ def live_message(
     extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters;
     players of games that may still change (``pending``: points awaiting approval,
     open protests) marked as in /rating. Shared places are said to wait for the lot
-    only when it is due (``bot.standings.lot_due``). With stages, the current stage's;
+    only when it is due (``bot.reads.standings.lot_due``). With stages, the current stage's;
     a hidden one (D17) shows games played only."""
     rows = standings.rows
     head = f"<b>{html_text(title)}</b>\n"
@@ -320,7 +320,7 @@ def rating_block(
 
     ``games``: the games counted; ``pending``: the counted games that may still change,
     ``pending_players`` those who played them (marked in the table); ``lot_due``: shared
-    places wait for the lot (``bot.standings.lot_due``). With stages, the current
+    places wait for the lot (``bot.reads.standings.lot_due``). With stages, the current
     stage's; a hidden one (D17) shows games played only, unless ``reveal`` (judges and
     the chief judge).
     """
@@ -368,7 +368,7 @@ def rating_block(
 
 @dataclass(frozen=True, slots=True)
 class Picture:
-    """What ``bot.standings_image.render_standings`` draws, and the photo's caption."""
+    """What ``bot.texts.standings_image.render_standings`` draws, and the photo's caption."""
 
     title: str
     subtitle: str

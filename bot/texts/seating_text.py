@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from aiogram.utils.i18n import gettext as _
 from PIL import Image, ImageDraw
 
-from bot.markup import html_text
-from bot.standings_image import (
+from bot.texts.markup import html_text
+from bot.texts.standings_image import (
     BACKGROUND,
     HEADER_BG,
     HEADER_TEXT,
@@ -29,7 +29,7 @@ from bot.standings_image import (
     load_font,
     png,
 )
-from bot.standings_text import stage_name
+from bot.texts.standings_text import stage_name
 from seating import Plan, Round
 from seating.model import SEATS
 

@@ -16,7 +16,7 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.tournaments import StaffRole, TournamentRow
 from bot.db.users import UserRow
-from bot.standings import StandingsService
+from bot.reads.standings import StandingsService
 from scoring import Tournament
 
 

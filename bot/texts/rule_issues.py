@@ -11,8 +11,8 @@ from typing import Any
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.markup import html_text
-from bot.vocabulary import RESULT_NAMES, ROLE_NAMES
+from bot.texts.markup import html_text
+from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
 from scoring import Problem, Result, Role
 
 _ROLE_VALUES = frozenset(r.value for r in Role)

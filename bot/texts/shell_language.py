@@ -31,7 +31,7 @@ def shell_locale(environ: Mapping[str, str] | None = None) -> str:
 def _translations(locale: str) -> gettext.NullTranslations:
     if locale == "en":  # the message ids are English
         return gettext.NullTranslations()
-    from bot.i18n import create_i18n  # the catalogs are read only when needed
+    from bot.texts.i18n import create_i18n  # the catalogs are read only when needed
 
     return create_i18n().locales.get(locale, gettext.NullTranslations())
 

@@ -45,16 +45,16 @@ from bot.db.scoring_bridge import load_scoring_tournament, player_names
 from bot.db.stages import StageRow
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
-from bot.i18n import caller_language
-from bot.localtime import clock as local_clock
-from bot.markup import html_text
-from bot.rating_format import points as format_points
-from bot.rating_format import split_labels
-from bot.seating_text import plan_sheet_rows
-from bot.services.stored_plans import StoredPlan, stored_plan
-from bot.standings import stage_breakdowns, stage_lots
-from bot.standings_text import stage_name
-from bot.vocabulary import result_name, role_name
+from bot.reads.standings import stage_breakdowns, stage_lots
+from bot.reads.stored_plans import StoredPlan, stored_plan
+from bot.texts.i18n import caller_language
+from bot.texts.localtime import clock as local_clock
+from bot.texts.markup import html_text
+from bot.texts.rating_format import points as format_points
+from bot.texts.rating_format import split_labels
+from bot.texts.seating_text import plan_sheet_rows
+from bot.texts.standings_text import stage_name
+from bot.texts.vocabulary import result_name, role_name
 from scoring import (
     StagedStandings,
     Tournament,

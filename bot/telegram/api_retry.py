@@ -3,8 +3,8 @@
 * A server error (5xx, "Restarting") or a network error: the same request is sent
   again after 0.5, 1, 2, 4, 8 seconds, then the error goes to the caller. A message
   lost to a blip is worse than the rare duplicate of one that Telegram did get.
-  ``getUpdates`` is left to the polling loop (``bot.polling``), which has its own
-  back-off, and ``getMe`` to the start's own schedule (``bot.startup``,
+  ``getUpdates`` is left to the polling loop (``bot.telegram.polling``), which has its own
+  back-off, and ``getMe`` to the start's own schedule (``bot.telegram.startup``,
   ``TELEGRAM_START_WAIT``).
 * ``answerCallbackQuery`` refused because the query is too old or unknown: the answer
   only stops the button's spinner, and after a restart a redelivered tap's query has

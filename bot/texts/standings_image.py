@@ -1,7 +1,7 @@
 """The standings as a picture (PNG, Pillow): readable on a phone, Cyrillic names included.
 
 Pure drawing: the caller passes translated column titles and already formatted cells
-(``bot.standings_text.picture``: no text is made here). A long table is cut into pages
+(``bot.texts.standings_text.picture``: no text is made here). A long table is cut into pages
 of ``rows_per_image`` rows, one PNG each, so every page stays within Telegram's photo
 limits (width + height ≤ 10000 px, aspect ratio ≤ 20) and survives its compression.
 """

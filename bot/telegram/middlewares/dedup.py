@@ -11,7 +11,7 @@ started (read once); later ones are checked in memory. The records are written r
 after the handler by one background writer, without holding up the caller, as many
 as have gathered in one round trip to the database thread; ``drain()`` (a shutdown
 hook) waits for the records still being written, ``recorded(update_id)`` for one
-update's (the polling loop confirms an update to Telegram only then: ``bot.polling``).
+update's (the polling loop confirms an update to Telegram only then: ``bot.telegram.polling``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import TelegramObject, Update
 
-from bot.background import Background
 from bot.db.connection import Database
 from bot.db.updates import (
     KEEP_PROCESSED,
@@ -38,6 +37,7 @@ from bot.db.updates import (
     prune_processed,
     record_processed,
 )
+from bot.telegram.background import Background
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ class Holder:
 
     pid: int | None
     started: datetime | None
-    # When Telegram last answered the bot (bot.telegram_watch), as it last noted it.
+    # When Telegram last answered the bot (bot.telegram.watch), as it last noted it.
     telegram_ok: datetime | None = None
 
     @classmethod

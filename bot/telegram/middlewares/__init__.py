@@ -1,5 +1,5 @@
 """Dispatcher middlewares."""
 
-from bot.middlewares.dedup import DedupMiddleware
+from bot.telegram.middlewares.dedup import DedupMiddleware
 
 __all__ = ["DedupMiddleware"]

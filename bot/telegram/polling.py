@@ -9,7 +9,7 @@ still in hand, and an update stays in hand until its handler returned and, with
 ``settled`` (the dedup middleware's ``recorded``), until its record of being handled
 is written. After a crash Telegram sends again what was cut short, which is handled
 again, and what was finished but not yet confirmed, which the dedup middleware skips.
-Webhook mode gets the same by answering Telegram only after handling (``bot.web``).
+Webhook mode gets the same by answering Telegram only after handling (``bot.web.server``).
 
 Updates of different users are still handled at once (one user's updates wait for
 each other: the dispatcher's event isolation). While the offset is held back,
@@ -22,7 +22,7 @@ one answer's worth (100) of updates is in hand: past that, the next ones wait un
 the lowest is done.
 
 What ``Dispatcher.start_polling`` gave is kept: the start-up and shutdown hooks (the
-shutdown ones drain the updates in hand: ``bot.middlewares.inflight``), a stop on
+shutdown ones drain the updates in hand: ``bot.telegram.middlewares.inflight``), a stop on
 SIGTERM or SIGINT, ``allowed_updates``, and aiogram's back-off, logged, when the
 network or Telegram fails.
 """

@@ -1,13 +1,13 @@
 """Work a handler starts and does not wait for.
 
 A judge's tap must be answered at once, while the card's edit may wait in the flood
-queue (``bot.flood``) for the chat's next slot: the handler hands the edit over here
+queue (``bot.telegram.flood``) for the chat's next slot: the handler hands the edit over here
 and returns, so aiogram's per-user isolation lets the next tap in. The tasks are kept
 referenced (asyncio holds only weak references), their errors are logged, and a
 graceful stop waits for them (a shutdown hook) before the database closes.
 
 What an update starts here belongs to it: ``collect()`` lists the tasks started while
-it is handled, and the update counts as processed (``bot.middlewares.dedup``) only
+it is handled, and the update counts as processed (``bot.telegram.middlewares.dedup``) only
 once they are done. A crash before a card's edit went out so leaves the update to be
 delivered again, and the card is shown then.
 """

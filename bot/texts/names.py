@@ -12,7 +12,7 @@ from bot.db import users
 from bot.db.connection import Conn
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
-from bot.markup import html_text
+from bot.texts.markup import html_text
 
 
 def quoted_title(tournament: TournamentRow) -> str:

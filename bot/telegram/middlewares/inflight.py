@@ -1,6 +1,6 @@
 """Let the updates being handled finish before the bot shuts down.
 
-The polling loop (``bot.polling``) handles each update in a task of its own and, on
+The polling loop (``bot.telegram.polling``) handles each update in a task of its own and, on
 SIGTERM (a deploy, `make run` stopped with Ctrl+C), stops without waiting for those
 tasks; the shutdown hooks then close the publisher, the session and the database under
 a judge's Save.

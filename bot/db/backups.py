@@ -17,9 +17,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.db.connection import Database, backup_file_sync
+from bot.db.instance import InstanceLock
 from bot.db.migrations import LATEST
-from bot.instance import InstanceLock
-from bot.shell_language import _
+from bot.texts.shell_language import _
 
 log = logging.getLogger(__name__)
 
