@@ -61,6 +61,7 @@ typecheck: venv $(DEV_STAMP)
 bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/scoring_bench.py
 	$(BIN)/python bench/standings_bench.py
+	$(BIN)/python bench/elo_bench.py
 	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
 	$(BIN)/python bench/stage_close_bench.py

@@ -1,7 +1,7 @@
 """The scoring engine of the tournament bot: pure Python, no Telegram, no database.
 
 The rules are docs/rules.md (sections 8.2-8.7, decisions D1-D16); the command line is
-docs/formats.md (``python -m scoring standings FILE``).
+docs/formats.md (``python -m scoring standings FILE``, ``python -m scoring elo FILE``).
 
 * ``model`` — ``Tournament``, ``Game``, ``Seat``, ``Role``, ``Result`` (exact ``Fraction``s);
 * ``ruleset`` — ``Ruleset`` (distance and B, compensation, a stage's carry and weight),
@@ -37,6 +37,18 @@ from importlib import import_module
 from .typing_shim import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .elo import (
+        EloChange,
+        EloGame,
+        EloKind,
+        EloReplay,
+        EloSeat,
+        EloSums,
+        apply_elo,
+        elo_factors,
+        red_odds,
+        replay_elo,
+    )
     from .incremental import ScoredGames
     from .judging import (
         APPROVAL_THRESHOLD,
@@ -133,6 +145,18 @@ _HOMES = {
         "tournament_breakdowns",
     ),
     "incremental": ("ScoredGames",),
+    "elo": (
+        "EloChange",
+        "EloGame",
+        "EloKind",
+        "EloReplay",
+        "EloSeat",
+        "EloSums",
+        "apply_elo",
+        "elo_factors",
+        "red_odds",
+        "replay_elo",
+    ),
     "judging": (
         "APPROVAL_THRESHOLD",
         "BEST_MOVE_NUMBERS_MAX",
@@ -207,6 +231,12 @@ __all__ = [
     "Cap",
     "CiInfo",
     "Cut",
+    "EloChange",
+    "EloGame",
+    "EloKind",
+    "EloReplay",
+    "EloSeat",
+    "EloSums",
     "ExtraLimit",
     "Game",
     "GameBreakdown",
@@ -228,6 +258,7 @@ __all__ = [
     "StandingRow",
     "Standings",
     "Tournament",
+    "apply_elo",
     "b_value",
     "best_move_allowed",
     "best_move_points",
@@ -238,6 +269,7 @@ __all__ = [
     "compute_standings",
     "counted_extras",
     "cut",
+    "elo_factors",
     "extra_limit",
     "final_standings",
     "first_killed_ci",
@@ -258,6 +290,8 @@ __all__ = [
     "penalty_allowed",
     "penalty_points",
     "points_hundredths",
+    "red_odds",
+    "replay_elo",
     "stage_standings",
     "staged_standings",
     "tournament_breakdowns",
@@ -268,7 +302,7 @@ __all__ = [
 ]
 
 
-_MODULES = frozenset({*_HOMES, "cli", "record", "rules", "table"})
+_MODULES = frozenset({*_HOMES, "cli", "elo_file", "record", "rules", "table"})
 
 
 def __getattr__(name: str) -> object:

@@ -1,10 +1,14 @@
-"""``python -m scoring standings FILE`` (docs/formats.md#scoring).
+"""``python -m scoring standings FILE`` (docs/formats.md#scoring) and ``python -m scoring
+elo FILE`` (docs/formats.md#rating); the only module of the engine that reads or writes.
 
-Exit codes: 0 standings printed (games whose judge's points above 0.5 await the chief
-judge's approval are listed in ``pending_games`` and named on standard error, one
-``GAME_ID: D7: ...`` warning line each); 2 the file is not a tournament (one line
-naming the file and the field) or breaks rules (one ``GAME_ID: RULE_ID: message``
+``standings`` exit codes: 0 standings printed (games whose judge's points above 0.5
+await the chief judge's approval are listed in ``pending_games`` and named on standard
+error, one ``GAME_ID: D7: ...`` warning line each); 2 the file is not a tournament (one
+line naming the file and the field) or breaks rules (one ``GAME_ID: RULE_ID: message``
 line per problem on standard error, nothing on standard output).
+
+``elo`` exit codes: 0 the rating printed; 2 the file is not a rating file (one line
+naming the game and the field on standard error, nothing on standard output).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ EXIT_INVALID = 2
 
 _DESCRIPTION = """\
 The scoring engine of the sports-mafia tournament bot, without Telegram: computes a
-tournament's standings by the federation's rules (docs/rules.md, sections 8.2-8.7)."""
+tournament's standings by the federation's rules (docs/rules.md, sections 8.2-8.7),
+and players' career rating by the Elo rule of the rating site mafiaratings."""
 
 _STANDINGS_EPILOG = """\
 FILE is a JSON tournament file as in docs/formats.md ("-" reads standard input).
@@ -49,6 +54,20 @@ a required field (one line naming the file and the field).
 
 example:
   python -m scoring standings tournament.json --format table"""
+
+_ELO_EPILOG = """\
+FILE is a JSON rating file as in docs/formats.md ("-" reads standard input): the
+players' sums before it ("initial", optional) and the games in the order played, each
+with its kind (club, tournament, elite), 1 to 10 players with their roles and the
+winner (red, black, or null for a game that is not rated).
+Output: one JSON object {"games": [...], "players": [...]}, exit status 0: each game's
+red_odds and every player's change, then every player by rating from the highest, with
+his red and black sums and his rated games; numbers are not rounded.
+A file that is not valid JSON or breaks the format prints one line naming the game and
+the field on standard error and exits with 2.
+
+example:
+  python -m scoring elo career.json"""
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -72,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m scoring",
         description=_DESCRIPTION,
         formatter_class=_Formatter,
-        epilog="Run 'python -m scoring standings --help' for the standings command.",
+        epilog="Run 'python -m scoring COMMAND --help' for a command's own help.",
     )
     commands = parser.add_subparsers(
         dest="command",
@@ -94,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="json",
         help="json (default): the contract's JSON; table: an aligned table, 2 decimals",
     )
+    elo = commands.add_parser(
+        "elo",
+        help="compute players' career rating (Elo) from a JSON file of games",
+        description="Compute players' career rating by the Elo rule of the site mafiaratings.",
+        epilog=_ELO_EPILOG,
+        formatter_class=_Formatter,
+    )
+    elo.add_argument("file", metavar="FILE", help='rating JSON file, or "-" for stdin')
     return parser
 
 
@@ -105,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if args.command == "elo":
+            return _elo_command(args.file)
         return _standings_command(args.file, args.format)
     finally:
         if collecting:
@@ -145,6 +174,20 @@ def _standings_command(file: str, output: str) -> int:
     _write(sys.stdout, text + "\n")
     if standings.pending_games:
         sys.stderr.write("".join(f"{warning}\n" for warning in pending_warnings(standings)))
+    return EXIT_OK
+
+
+def _elo_command(file: str) -> int:
+    """The career rating (docs/formats.md#rating): the file checked whole, then computed."""
+    from .elo_file import elo_json, read_elo_file  # data classes: only for this command
+
+    source = "<stdin>" if file == "-" else file
+    try:
+        text = elo_json(read_elo_file(load_json(_read(file), source), source))
+    except InputError as error:
+        print(error, file=sys.stderr)
+        return EXIT_INVALID
+    _write(sys.stdout, text + "\n")
     return EXIT_OK
 
 
