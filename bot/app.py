@@ -35,11 +35,12 @@ from bot.telegram.fsm_storage import SQLiteStorage
 from bot.telegram.middlewares.dedup import DedupMiddleware
 from bot.telegram.middlewares.identity import IdentityMiddleware
 from bot.telegram.middlewares.inflight import InFlightMiddleware
+from bot.telegram.middlewares.locale import UserLocaleMiddleware
 from bot.telegram.middlewares.users import UsersMiddleware
 from bot.telegram.polling import Polling
 from bot.telegram.startup import TokenRefused, first_contact
 from bot.telegram.watch import TelegramWatch
-from bot.texts.i18n import UserLocaleMiddleware, create_i18n
+from bot.texts.i18n import create_i18n
 from bot.web.server import add_webhook, create_app, start_server
 from handlers.game_entry.steps import CARD
 
