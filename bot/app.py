@@ -35,12 +35,14 @@ from bot.telegram.fsm_storage import SQLiteStorage
 from bot.telegram.middlewares.dedup import DedupMiddleware
 from bot.telegram.middlewares.identity import IdentityMiddleware
 from bot.telegram.middlewares.inflight import InFlightMiddleware
+from bot.telegram.middlewares.locale import UserLocaleMiddleware
 from bot.telegram.middlewares.users import UsersMiddleware
 from bot.telegram.polling import Polling
 from bot.telegram.startup import TokenRefused, first_contact
 from bot.telegram.watch import TelegramWatch
-from bot.texts.i18n import UserLocaleMiddleware, create_i18n
+from bot.texts.i18n import create_i18n
 from bot.web.server import add_webhook, create_app, start_server
+from handlers.game_entry.steps import CARD
 
 if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
     from bot.web.live import LiveRuntime
@@ -93,6 +95,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp["i18n"] = i18n
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
     dp["publisher"] = publisher
+    dp["card"] = CARD  # the judge's card: its steps (handlers.game_entry)
     # What a previous run left in the outbox goes out once polling starts...
     dp.startup.register(publisher.resume)
     # ...and debounced standings still waiting are published before the bot stops.

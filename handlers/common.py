@@ -28,7 +28,7 @@ SECTIONS: tuple[tuple[Who, str], ...] = (
 )
 
 
-async def roles_of(db: Database, settings: Settings | None, user_id: int) -> set[Who]:
+async def roles_of(db: Database, settings: Settings, user_id: int) -> set[Who]:
     """What the reader is, in any of his tournaments (finished ones too)."""
     held: set[Who] = {"anyone"}
     for row in await staff_tournaments(db, user_id, finished=True):
@@ -54,7 +54,7 @@ def help_text(roles: set[Who]) -> str:
 
 
 @router.message(CommandStart(), F.chat.type == "private")
-async def start(message: Message, db: Database, settings: Settings | None = None) -> None:
+async def start(message: Message, db: Database, settings: Settings) -> None:
     assert message.from_user is not None  # the identity middleware: a real sender
     user_id = message.from_user.id
     lines = [_("Hello! This is the tournament bot."), *await who_you_are(db, user_id)]
@@ -78,7 +78,7 @@ async def who_you_are(db: Database, user_id: int) -> list[str]:
 
 
 @router.message(Command("help"))
-async def help_command(message: Message, db: Database, settings: Settings | None = None) -> None:
+async def help_command(message: Message, db: Database, settings: Settings) -> None:
     assert message.from_user is not None
     await message.answer(help_text(await roles_of(db, settings, message.from_user.id)))
 

@@ -125,7 +125,13 @@ def applied_text(application: Application) -> str:
 
 
 async def join(
-    message: Message, db: Database, bot: Bot, tournament_id: int, raw: str, invite: str | None
+    message: Message,
+    db: Database,
+    bot: Bot,
+    i18n: I18n,
+    tournament_id: int,
+    raw: str,
+    invite: str | None,
 ) -> bool:
     """Apply as ``raw`` and answer; True: the user may send another nickname."""
     assert message.from_user is not None
@@ -133,8 +139,6 @@ async def join(
     if isinstance(shown, Refusal):
         await message.reply(shown.text() + " " + _("Send another nickname."))
         return True
-    i18n = I18n.get_current(no_error=False)
-    assert i18n is not None  # the i18n middleware set it for the update
     applied = await service.apply(
         db, i18n, message.from_user.id, tournament_id, shown, invite_token=invite
     )
@@ -146,7 +150,7 @@ async def join(
     # The buttons under each chief judge's request in his language, like its text.
     buttons = partial(decision_markup, applied, message.from_user.id)
     if await applied.follow_up.run(bot, buttons):  # the chief judges have the request
-        if not is_group(message) or not await answered_privately(message, bot, applied):
+        if not is_group(message) or not await answered_privately(message, bot, i18n, applied):
             await message.reply(text)
     elif is_group(message):
         # The chief judge never started the bot: he decides here, in the group.
@@ -161,13 +165,13 @@ async def join(
     return False
 
 
-async def answered_privately(message: Message, bot: Bot, applied: Application) -> bool:
+async def answered_privately(
+    message: Message, bot: Bot, i18n: I18n, applied: Application
+) -> bool:
     """A /join in the group answered in the applicant's private chat, in his language,
     with a 👍 on his message: twelve joins then cost the group no messages of its 20 a
     minute. False: he never started the bot (the group gets the answer)."""
     assert message.from_user is not None
-    i18n = I18n.get_current()
-    assert i18n is not None  # inside a handler
     with i18n.use_locale(locale_for(message.from_user)):
         text = applied_text(applied)
     try:
@@ -187,28 +191,35 @@ def join_usage() -> str:
 
 @router.message(Command("join"), in_group, GroupTournament())
 async def join_in_group(
-    message: Message, command: CommandObject, tournament: TournamentRow, db: Database, bot: Bot
+    message: Message,
+    command: CommandObject,
+    tournament: TournamentRow,
+    db: Database,
+    bot: Bot,
+    i18n: I18n,
 ) -> None:
     if not (command.args or "").strip():
         await message.reply(join_usage())
         return
-    await join(message, db, bot, tournament.id, command.args or "", None)
+    await join(message, db, bot, i18n, tournament.id, command.args or "", None)
 
 
 @router.message(Command("join"), in_private)
 async def join_in_private(
-    message: Message, command: CommandObject, state: FSMContext, db: Database, bot: Bot
+    message: Message, command: CommandObject, state: FSMContext, db: Database, bot: Bot, i18n: I18n
 ) -> None:
-    await private_nickname(message, command.args or "", state, db, bot)
+    await private_nickname(message, command.args or "", state, db, bot, i18n)
 
 
 @router.message(JoinFlow.nickname, in_private, is_conversation_text)
-async def join_nickname_typed(message: Message, state: FSMContext, db: Database, bot: Bot) -> None:
-    await private_nickname(message, message.text or "", state, db, bot)
+async def join_nickname_typed(
+    message: Message, state: FSMContext, db: Database, bot: Bot, i18n: I18n
+) -> None:
+    await private_nickname(message, message.text or "", state, db, bot, i18n)
 
 
 async def private_nickname(
-    message: Message, raw: str, state: FSMContext, db: Database, bot: Bot
+    message: Message, raw: str, state: FSMContext, db: Database, bot: Bot, i18n: I18n
 ) -> None:
     data = await state.get_data() if await state.get_state() == JoinFlow.nickname.state else {}
     tournament_id = data.get("tournament_id")
@@ -225,7 +236,7 @@ async def private_nickname(
         return
     invite = data.get("invite")
     token = invite if isinstance(invite, str) else None
-    if not await join(message, db, bot, tournament_id, raw, token):
+    if not await join(message, db, bot, i18n, tournament_id, raw, token):
         await state.clear()
 
 

@@ -2,7 +2,8 @@
 
 Message ids in the code are English; Russian is the default language and English is
 used for users whose Telegram language is English. Catalogs are read straight from the
-`.po` files, so there is no compiled `.mo` to forget or to get out of date.
+`.po` files, so there is no compiled `.mo` to forget or to get out of date. Which
+language an update is answered in: ``bot.telegram.middlewares.locale``.
 """
 
 from __future__ import annotations
@@ -11,19 +12,16 @@ import gettext
 import io
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from aiogram.types import Chat, TelegramObject
-from aiogram.utils.i18n import I18n, I18nMiddleware
+from aiogram.utils.i18n import I18n
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from bot.config import LOCALES
-from bot.db import tournaments
-from bot.db.connection import Database
 
 DEFAULT_LOCALE = "ru"
 DOMAIN = "messages"
@@ -110,34 +108,6 @@ class Speaker(Protocol):
 def locale_for(user: Speaker | None) -> str:
     """``locale_of_code`` of an update's user or a stored profile."""
     return locale_of_code(user.language_code if user else None)
-
-
-GROUP_CHATS = frozenset({"group", "supergroup"})
-
-
-class UserLocaleMiddleware(I18nMiddleware):
-    """A private chat reads the user's Telegram language; a group reads the language of
-    its tournament (everything the bot posts there, replies included, is in it). A group
-    without a tournament reads the sender's language.
-
-    The group's language is read from the database once and kept until the database
-    changes (``Database.changes``: any committed transaction, so a language chosen,
-    a tournament created or a group migrated is seen at the next update).
-    """
-
-    async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
-        chat: Chat | None = data.get("event_chat")
-        db = data.get("db")
-        if chat is not None and chat.type in GROUP_CHATS and db is not None:
-            language = await self.group_language(db, chat.id)
-            if language is not None:
-                return language
-        return locale_for(data.get("event_from_user"))
-
-    async def group_language(self, db: Database, chat_id: int) -> str | None:
-        return await db.cached(
-            ("chat_language", chat_id), partial(tournaments.chat_language, chat_id=chat_id)
-        )
 
 
 def create_i18n(path: Path = LOCALES) -> PoI18n:

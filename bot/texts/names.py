@@ -5,17 +5,33 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Protocol
 
 from aiogram.utils.i18n import gettext as _
 
 from bot.db import users
 from bot.db.connection import Conn
-from bot.db.tournaments import TournamentRow
-from bot.db.users import UserRow
 from bot.texts.markup import html_text
 
 
-def quoted_title(tournament: TournamentRow) -> str:
+class Titled(Protocol):
+    """A tournament as its name is shown (``bot.db.tournaments.TournamentRow``)."""
+
+    @property
+    def title(self) -> str: ...
+
+
+class Person(Protocol):
+    """A stored profile as a name is shown (``bot.db.users.UserRow``)."""
+
+    @property
+    def first_name(self) -> str: ...
+
+    @property
+    def username(self) -> str | None: ...
+
+
+def quoted_title(tournament: Titled) -> str:
     return "«" + html_text(tournament.title) + "»"
 
 
@@ -24,7 +40,7 @@ def nick(nickname: str) -> str:
     return "<b>" + html_text(nickname) + "</b>"
 
 
-def display_name(user: UserRow | None, user_id: int) -> str:
+def display_name(user: Person | None, user_id: int) -> str:
     """A person as the staff list and notices show him."""
     if user is None or not user.first_name:
         return _("user {id}").format(id=user_id)
@@ -34,6 +50,9 @@ def display_name(user: UserRow | None, user_id: int) -> str:
     return name
 
 
+# These two read the users table, so they belong to the read models (``bot.reads``);
+# their callers are the use cases, whose rework moves them (pyproject.toml lets this
+# module's two imports of ``bot.db`` through until then).
 async def names_of(conn: Conn, user_ids: list[int]) -> dict[int, str]:
     found = await users.get_users(conn, user_ids)
     return {uid: display_name(found.get(uid), uid) for uid in user_ids}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from aiogram.utils.i18n import gettext as _
 
@@ -32,9 +32,6 @@ from bot.texts.rating_format import (
     utf16_len,
 )
 from scoring import StandingRow, Standings
-
-if TYPE_CHECKING:
-    from bot.reads.standings import StageView
 
 TOP = 20  # rows of /rating; /rating all shows everyone
 LIVE_ROWS = 50  # rows of the group's live standings message; the rest: /rating all
@@ -128,11 +125,47 @@ STAGE_NAMES = {
 }
 
 
+class ShownStageRow(Protocol):
+    """A stage as its texts read it (``bot.db.stages.StageRow``)."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def carry(self) -> str: ...  # an exact decimal string (D15)
+
+    @property
+    def hides_figures(self) -> bool: ...
+
+
+class ShownStage(Protocol):
+    """The current stage of a tournament of stages as its texts read it
+    (``bot.reads.standings.StageView``): what people read knows no read model."""
+
+    @property
+    def row(self) -> ShownStageRow: ...
+
+    @property
+    def count(self) -> int: ...  # stages in all
+
+    @property
+    def before(self) -> str | None: ...  # the name of the stage before
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def carried(self) -> bool: ...
+
+
 def stage_name(name: str) -> str:
     return _(STAGE_NAMES[name]) if name in STAGE_NAMES else name
 
 
-def stage_line(stage: StageView) -> str:
+def stage_line(stage: ShownStage) -> str:
     """Which stage the standings are of (D13), or the final standings (D16)."""
     if stage.finished:
         return _("The final standings of all {count} stages").format(count=stage.count)
@@ -141,7 +174,7 @@ def stage_line(stage: StageView) -> str:
     )
 
 
-def carried_note(stage: StageView) -> str | None:
+def carried_note(stage: ShownStage) -> str | None:
     """D15: the figures hold carry × those brought from the stage before."""
     if not stage.carried or stage.before is None:
         return None
@@ -169,7 +202,7 @@ def hidden_lines(standings: Standings, limit: int = MESSAGE_LIMIT) -> list[str]:
         shown -= 1
 
 
-def hidden(stage: StageView | None) -> bool:
+def hidden(stage: ShownStage | None) -> bool:
     """D17: the current stage's figures are hidden from the group and the players."""
     return stage is not None and stage.row.hides_figures
 
@@ -195,7 +228,7 @@ def live_message(
     lot_due: bool = False,
     max_rows: int = LIVE_ROWS,
     limit: int = MESSAGE_LIMIT,
-    stage: StageView | None = None,
+    stage: ShownStage | None = None,
 ) -> str:
     """The group's live standings message: the /rating table (place, nickname, total,
     extra, wins, Ci), its top rows only, so that it stays under ``limit`` characters;
@@ -313,7 +346,7 @@ def rating_block(
     pending: Mapping[str, PendingGame],
     pending_players: Collection[str],
     lot_due: bool = False,
-    stage: StageView | None = None,
+    stage: ShownStage | None = None,
     reveal: bool = True,
 ) -> None:
     """/rating's standings of one tournament: title, scope, table and notes.

@@ -2,9 +2,10 @@
 judge's approvals (D7), corrections and annulment, and the first-killed player's own
 best move.
 
-The card's steps are ``steps/`` (one module each, assembled in ``steps.CARD``); the
-use cases are ``bot.services.games``. ``CardContext`` gives every handler here its
-``deps`` and ``ctx``.
+The card's steps are ``steps/`` (one module each, assembled in ``steps.CARD``, which
+the app's wiring puts in the Dispatcher's workflow data as ``card``); the use cases
+are ``bot.services.games``. Every handler here takes what it uses by name, as the
+other routers do, and builds the card's ``spec.Ctx`` from it where it works on a card.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from handlers.game_entry import (
     roster,
     save,
 )
-from handlers.game_entry.context import CardContext
-from handlers.game_entry.steps import CARD
 
 router = Router(name="game_entry")
 # save before entry: Save is a Step button with its own handler.
@@ -32,10 +31,5 @@ router.include_routers(
     corrections.router,
     entry.router,
 )
-# Inner middlewares: they run for this router's handlers only, those of its sub-routers
-# included, once a handler's filters have matched.
-_context = CardContext(CARD)
-router.callback_query.middleware(_context)
-router.message.middleware(_context)
 
 __all__ = ["router"]

@@ -10,12 +10,15 @@ and the game's judge is told (``bot.services.games.decide_approval``).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.publishing import Publisher
 from bot.services import Refusal
 from bot.services.games import (
     ONLY_CHIEF_APPROVES,
@@ -23,13 +26,23 @@ from bot.services.games import (
     Decision,
     decide_approval,
 )
+from bot.services.records import Database
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import ApprovalDecision
-from handlers.game_entry.context import Deps
 from handlers.game_entry.notices import NOTICES
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.approvals")
+
+
+@dataclass(frozen=True, slots=True)
+class _Runtime:
+    """What ``decide_approval`` talks to (``bot.services.games.Runtime``)."""
+
+    bot: Bot
+    db: Database
+    publisher: Publisher
+    i18n: I18n
 
 
 @router.callback_query(
@@ -38,7 +51,14 @@ router = Router(name="game_entry.approvals")
         via="approval", finished=True, refusal=ONLY_CHIEF_APPROVES, missing=STALE_REQUEST
     ),
 )
-async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps: Deps) -> None:
+async def decide(
+    callback: CallbackQuery,
+    callback_data: ApprovalDecision,
+    bot: Bot,
+    db: Database,
+    publisher: Publisher,
+    i18n: I18n,
+) -> None:
     own = _own_message(callback)
 
     async def decided(decision: Decision) -> None:
@@ -46,10 +66,10 @@ async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps:
         targets = list(decision.approval.messages)
         if own is not None and own not in targets:
             targets.append(own)
-        await _edit(deps.bot, targets, NOTICES.approval_decided(decision.approval, decision.game))
+        await _edit(bot, targets, NOTICES.approval_decided(decision.approval, decision.game))
 
     found = await decide_approval(
-        deps,
+        _Runtime(bot, db, publisher, i18n),
         NOTICES,
         approval_id=callback_data.id,
         actor=callback.from_user.id,
@@ -61,7 +81,7 @@ async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps:
     elif not found.fresh:
         await callback.answer(_("This was decided already."))
         if own is not None:
-            await _edit(deps.bot, [own], NOTICES.approval_decided(found.approval, found.game))
+            await _edit(bot, [own], NOTICES.approval_decided(found.approval, found.game))
 
 
 def _own_message(callback: CallbackQuery) -> tuple[int, int] | None:

@@ -16,16 +16,20 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.fsm.context import FSMContext
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StorageKey
 from aiogram.types import CallbackQuery
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.config import Settings
+from bot.publishing import Publisher
 from bot.reads import card_reads
+from bot.reads.standings import StandingsService
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.commands import attempt, refusal_text
-from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import DATA_KEY, Draft
 from handlers.game_entry.flow import current_draft, show
 from handlers.game_entry.saved_live import closed_by_live
+from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (
     named_text,
@@ -78,12 +82,18 @@ async def _hold_judge(
 async def player_taps(
     callback: CallbackQuery,
     callback_data: PlayerMove,
-    deps: Deps,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
     dispatcher: Dispatcher,
     fsm_storage: BaseStorage,
     state: FSMContext | None = None,
 ) -> None:
-    key = _judge_key(deps.bot, callback_data.j)
+    key = _judge_key(bot, callback_data.j)
     async with AsyncExitStack() as held:
         if not await _hold_judge(held, dispatcher.fsm.events_isolation, key, state):
             log.info("best move tap of %s: the card of judge %s stayed busy",
@@ -93,13 +103,16 @@ async def player_taps(
                 show_alert=True,
             )
             return
-        judge = Ctx(deps, FSMContext(storage=fsm_storage, key=key), callback_data.j).waiting()
+        # The judge's card, in his FSM context; no background: the tap waits for its edit.
+        judge_state = FSMContext(storage=fsm_storage, key=key)
+        judge = Ctx(bot, db, standings, publisher, i18n, card, settings, judge_state,
+                    callback_data.j)
         d = await current_draft(judge.state)
         if d is not None and d.token == callback_data.t and await closed_by_live(judge, d):
             await callback.answer(_("The judge saved this game in the live protocol; nothing "
                                     "was changed."), show_alert=True)
             return
-        refusal = await _check_tap(deps.db, d, callback_data, callback)
+        refusal = await _check_tap(db, d, callback_data, callback)
         if refusal is not None:
             await callback.answer(refusal, show_alert=True)
             return

@@ -1,7 +1,7 @@
 """The text of the judge's card: the protocol so far, the step's prompt, the rule checks.
 
-Everything is rendered from a ``Draft`` and a ``View`` (what the database and the
-scoring engine say about it), in the locale that is current when ``render`` runs.
+Everything is rendered from a ``Draft`` and a ``View`` (``view.py``: what the database
+and the scoring engine say about it), in the locale that is current when ``render`` runs.
 Every user-provided string (nicknames, titles, typed filters) is HTML-escaped. The
 prompt is the step's own (``StepSpec.prompt``); points are shown by
 ``bot.texts.rating_format.short_points``.
@@ -10,21 +10,20 @@ prompt is the step's own (``StepSpec.prompt``); points are shown by
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.services import Refusal
-from bot.services.records import PlayerRow
 from bot.texts.markup import html_text
 from bot.texts.rating_format import seat_parts, short_points
 from bot.texts.rule_issues import Issue
 from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
 from handlers.game_entry.draft import Draft, approved_seats
 from handlers.game_entry.spec import Card
-from scoring import SEAT_NUMBERS, GameBreakdown, Result, Role, SeatPoints
+from handlers.game_entry.view import View
+from scoring import SEAT_NUMBERS, Result, Role, SeatPoints
 from scoring.judging import compensated, needs_approval
 from scoring.ruleset import PENALTIES
 
@@ -32,42 +31,6 @@ MAX_TEXT = 4096
 MAX_ISSUES = 12
 
 PENALTY_NAMES = {rule: __(penalty.name) for rule, penalty in PENALTIES.items()}  # 8.5
-
-
-@dataclass
-class View:
-    """What the card shows besides the draft itself (loaded by ``flow.load_view``)."""
-
-    title: str = ""
-    players: dict[int, PlayerRow] = field(default_factory=dict)
-    issues: list[Issue] = field(default_factory=list)
-    suggestions: list[tuple[int, int]] = field(default_factory=list)
-    planned: set[tuple[int, int]] = field(default_factory=set)  # the accepted plan's tables
-    # player id -> another table of this round he played at or is planned at: marked
-    busy: dict[int, int] = field(default_factory=dict)
-    tournaments: dict[int, str] = field(default_factory=dict)
-    # seat -> best-move points (8.3.4) the seat would get; for the 8.4.6 budget
-    best_move_points: dict[int, Fraction] = field(default_factory=dict)
-    breakdown: GameBreakdown | None = None
-    # (i, B, Ci) of the first-killed player over the tournament (8.6.1, D1)
-    ci_info: tuple[int, int, Fraction] | None = None
-    original_code: str = ""
-    # The stage being seated and its entrants (D13); None: anybody on the roster may sit.
-    entrants: tuple[str, frozenset[int]] | None = None
-
-    def nickname(self, player_id: int | None) -> str:
-        if player_id is None:
-            return "—"
-        row = self.players.get(player_id)
-        return html_text(row.nickname) if row else f"#{player_id}"
-
-    def pending(self, player_id: int | None) -> bool:
-        row = self.players.get(player_id) if player_id is not None else None
-        return row is not None and row.status != "confirmed"
-
-    def names(self) -> dict[int, str]:
-        """Player id → nickname (as the engine names the seats)."""
-        return {pid: row.nickname for pid, row in self.players.items()}
 
 
 def hundredths(value: int) -> str:

@@ -11,13 +11,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
+from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.config import Settings
+from bot.publishing import Publisher
 from bot.reads import card_reads
 from bot.reads.standings import StandingsService
 from bot.services.games import (
@@ -33,11 +37,11 @@ from bot.texts.vocabulary import RESULT_NAMES
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
-from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show
 from handlers.game_entry.notices import approval_markup
 from handlers.game_entry.saved import saved_text, saved_view
+from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 
@@ -170,20 +174,33 @@ async def menu(
 
 
 @router.callback_query(GameMenu.filter(), GameChief)
-async def open_menu(callback: CallbackQuery, game: GameRecord, deps: Deps) -> None:
+async def open_menu(
+    callback: CallbackQuery, game: GameRecord, bot: Bot, db: Database, standings: StandingsService
+) -> None:
     await callback.answer()
-    text, markup = await menu(deps.db, deps.standings, game)
+    text, markup = await menu(db, standings, game)
     # A new message: the button may sit on another feature's card (e.g. a protest).
-    await deps.bot.send_message(callback.from_user.id, text, reply_markup=markup)
+    await bot.send_message(callback.from_user.id, text, reply_markup=markup)
 
 
 @router.callback_query(GameAction.filter(), GameChief)
 async def on_game_action(
-    callback: CallbackQuery, callback_data: GameAction, game: GameRecord, ctx: Ctx | None = None
+    callback: CallbackQuery,
+    callback_data: GameAction,
+    game: GameRecord,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext | None = None,
 ) -> None:
     # No message (so no chat, no FSM context): nothing to edit.
-    if callback.message is None or ctx is None:
+    if callback.message is None or state is None:
         return
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, callback.from_user.id)
     if game.status == "annulled":
         await callback.answer(_("This game is annulled."), show_alert=True)
         return
@@ -218,7 +235,7 @@ async def _annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
         await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
                        None)
 
-    await annul_game(ctx.deps, game=game, actor=callback.from_user.id, acknowledge=annulled)
+    await annul_game(ctx, game=game, actor=callback.from_user.id, acknowledge=annulled)
 
 
 async def _keep(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:

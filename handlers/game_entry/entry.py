@@ -3,17 +3,22 @@ the draft, check who acts, and hand the tap to the shown step (``steps/``)."""
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, StateFilter
+from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.services.records import TournamentRow
+from bot.config import Settings
+from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
+from bot.services.records import Database, TournamentRow
 from bot.services.staff import staff_tournaments
+from bot.telegram.background import Background
 from bot.texts.markup import html_text
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft, new_draft_id, new_token
 from handlers.game_entry.flow import (
     STALE,
@@ -29,6 +34,7 @@ from handlers.game_entry.flow import (
 from handlers.game_entry.live import list_live_drafts
 from handlers.game_entry.meaning import Before, tap_meaning
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
+from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
@@ -101,23 +107,63 @@ async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:
 
 
 @router.message(Command("game"), F.chat.type == "private")
-async def cmd_game(message: Message, ctx: Ctx) -> None:
+async def cmd_game(
+    message: Message,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext,
+    background: Background,
+) -> None:
+    assert message.from_user is not None  # the identity middleware: a real sender
+    user_id = message.from_user.id
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
     await start_game(ctx, message.chat.id, reply=message)
     await list_live_drafts(ctx, message)
 
 
-
-
 # "New game" on a saved game's card: a judge's, and the card goes to his own chat.
 @router.callback_query(NewGame.filter(), AnyStaff)
-async def new_game_button(callback: CallbackQuery, ctx: Ctx | None = None) -> None:
+async def new_game_button(
+    callback: CallbackQuery,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    background: Background,
+    state: FSMContext | None = None,
+) -> None:
     await callback.answer()
-    if ctx is not None:
-        await start_game(ctx, callback.from_user.id)
+    if state is None:  # a button without a chat (an inline message): no card to start
+        return
+    user_id = callback.from_user.id
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    await start_game(ctx, user_id)
 
 
 @router.message(Command("cancel"), StateFilter(GameEntry))
-async def cancel(message: Message, ctx: Ctx) -> None:
+async def cancel(
+    message: Message,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext,
+    background: Background,
+) -> None:
+    assert message.from_user is not None  # the identity middleware: a real sender
+    user_id = message.from_user.id
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
     d = await current_draft(ctx.state)
     saved = None if d is None else await closed_by_live(ctx, d)
     if saved is not None:
@@ -137,8 +183,21 @@ async def cancel(message: Message, ctx: Ctx) -> None:
 
 @router.callback_query(Step.filter())
 async def on_step(
-    callback: CallbackQuery, callback_data: Step, ctx: Ctx, raw_state: str | None
+    callback: CallbackQuery,
+    callback_data: Step,
+    raw_state: str | None,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext,
+    background: Background,
 ) -> None:
+    user_id = callback.from_user.id
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
     d = await current_draft(ctx.state)
     current = raw_state in ctx.card.state_names
     if d is not None and d.tap == callback.id and current:
@@ -186,8 +245,22 @@ async def _answer(callback: CallbackQuery, text: str) -> None:
 
 
 @router.message(StateFilter(GameEntry), F.chat.type == "private", F.text, ~F.text.startswith("/"))
-async def on_text(message: Message, ctx: Ctx) -> None:
+async def on_text(
+    message: Message,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext,
+    background: Background,
+) -> None:
     assert message.text is not None
+    assert message.from_user is not None  # the identity middleware: a real sender
+    user_id = message.from_user.id
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
     d = await current_draft(ctx.state)
     if d is None:
         await ctx.state.clear()

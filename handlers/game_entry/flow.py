@@ -18,11 +18,12 @@ from bot.services.staff import tournament_and_role
 from bot.telegram.fsm_storage import SQLiteStorage
 from bot.texts.rule_issues import Issue
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View, render_text
-from handlers.game_entry.context import Ctx
+from handlers.game_entry.card import render_text
 from handlers.game_entry.draft import DATA_KEY, Draft, problems
 from handlers.game_entry.keyboards import keyboard
 from handlers.game_entry.live import with_live_button
+from handlers.game_entry.spec import Ctx
+from handlers.game_entry.view import View
 from scoring import N_, SEAT_NUMBERS
 
 log = logging.getLogger(__name__)

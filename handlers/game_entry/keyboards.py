@@ -1,23 +1,69 @@
 """Inline keyboards of the judge's card: the buttons of the shown step (its
-``StepSpec.keyboard``) and the row that moves between steps."""
+``StepSpec.keyboard``) and the row that moves between steps.
+
+The card (``spec.Card``) declares each step's buttons as a function of ``Keys``; here
+the card is known only as ``CardButtons``, what its keyboard reads of it, so that this
+module needs nothing of ``spec``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
+from babel.support import LazyProxy
 
 from handlers.game_entry.callbacks import NewGame, Step
-from handlers.game_entry.card import View
 from handlers.game_entry.draft import Draft
-from handlers.game_entry.spec import Card
+from handlers.game_entry.view import View
 from scoring import SEAT_NUMBERS
+
+
+class StepButtons(Protocol):
+    """A step as its keyboard reads it (``spec.StepSpec``)."""
+
+    @property
+    def title(self) -> LazyProxy: ...
+
+    @property
+    def prelude(self) -> bool: ...
+
+    @property
+    def keyboard(self) -> Callable[[Keys, View], None]: ...
+
+
+class CardButtons(Protocol):
+    """The card as its keyboards read it (``spec.Card``): the steps, their order and
+    when each may be left."""
+
+    @property
+    def first(self) -> str: ...
+
+    @property
+    def review(self) -> str: ...
+
+    def spec(self, code: str) -> StepButtons: ...
+
+    def done(self, d: Draft, code: str) -> bool: ...
+
+    def visible(self, d: Draft) -> list[str]: ...
+
+    def next(self, d: Draft, code: str) -> str: ...
+
+    def previous(self, d: Draft, code: str) -> str | None: ...
+
+    def complete(self, d: Draft) -> bool: ...
+
+    def number(self, code: str) -> int: ...
 
 
 class Keys:
     """Buttons carrying the draft's token and the step the card shows."""
 
-    def __init__(self, d: Draft, card: Card | None = None) -> None:
+    def __init__(self, d: Draft, card: CardButtons | None = None) -> None:
         self.d = d
         self.card = card
         self.rows: list[list[InlineKeyboardButton]] = []
@@ -47,7 +93,7 @@ class Keys:
         ]
         self.rows_of(buttons, 5)
 
-    def nav(self, card: Card) -> None:
+    def nav(self, card: CardButtons) -> None:
         d = self.d
         buttons = []
         if card.previous(d, d.step) is not None or (d.step == card.first and len(d.choices) > 1):
@@ -62,7 +108,7 @@ class Keys:
         return InlineKeyboardMarkup(inline_keyboard=self.rows)
 
 
-def keyboard(card: Card, d: Draft, view: View) -> InlineKeyboardMarkup:
+def keyboard(card: CardButtons, d: Draft, view: View) -> InlineKeyboardMarkup:
     spec = card.spec(d.step)
     k = Keys(d, card)
     spec.keyboard(k, view)

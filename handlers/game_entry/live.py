@@ -9,8 +9,8 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.services import live
 from bot.texts.markup import html_text
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import DATA_KEY, Draft
+from handlers.game_entry.spec import Ctx
 
 
 def _button(base_url: str, token: str, text: str) -> InlineKeyboardButton:
@@ -22,7 +22,7 @@ async def with_live_button(
 ) -> InlineKeyboardMarkup:
     """``markup`` with a row "Live protocol" opening this game's live draft (made now,
     or brought up to the card's round, table and seats)."""
-    base = ctx.deps.webapp_url
+    base = ctx.settings.webapp_url
     if (
         not base
         or d.mode != "new"
@@ -51,7 +51,7 @@ async def with_live_button(
 async def list_live_drafts(ctx: Ctx, message: Message) -> None:
     """The judge's live protocols not saved yet (but the card's own), each with its
     button to resume it."""
-    base = ctx.deps.webapp_url
+    base = ctx.settings.webapp_url
     if not base or message.chat.type != "private":
         return
     current = (await ctx.state.get_data()).get(DATA_KEY)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Router
+from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.services import Refusal
 from bot.services.games import NO_SUCH_PLAYER, ONLY_CHIEF_CONFIRMS, decide_table_player
+from bot.services.records import Database
 from bot.texts.markup import html_text
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import RosterDecision
-from handlers.game_entry.context import Deps
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.roster")
@@ -26,10 +26,10 @@ router = Router(name="game_entry.roster")
     ChiefJudge(via="player", refusal=ONLY_CHIEF_CONFIRMS, missing=NO_SUCH_PLAYER),
 )
 async def decide_player(
-    callback: CallbackQuery, callback_data: RosterDecision, deps: Deps
+    callback: CallbackQuery, callback_data: RosterDecision, db: Database, bot: Bot
 ) -> None:
     row = await decide_table_player(
-        deps.db, player_id=callback_data.id, actor=callback.from_user.id, confirm=callback_data.ok
+        db, player_id=callback_data.id, actor=callback.from_user.id, confirm=callback_data.ok
     )
     if isinstance(row, Refusal):
         await answer_refusal(callback, row)
@@ -43,7 +43,7 @@ async def decide_player(
     )
     if callback.message is not None:
         try:
-            await deps.bot.edit_message_text(
+            await bot.edit_message_text(
                 text=text, chat_id=callback.message.chat.id,
                 message_id=callback.message.message_id,
             )

@@ -15,20 +15,23 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
+from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.config import Settings
+from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
 from bot.services import Refusal
 from bot.services.games import Gone, save_game
-from bot.services.records import GameDraft, GameRecord, InvalidDraft
+from bot.services.records import Database, GameDraft, GameRecord, InvalidDraft
 from bot.texts.localtime import clock
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft, to_game_draft
 from handlers.game_entry.flow import (
     STALE,
@@ -43,7 +46,9 @@ from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.notices import NOTICES
 from handlers.game_entry.saved import saved_text, saved_view, summary_line
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
+from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.save")
@@ -51,9 +56,20 @@ router = Router(name="game_entry.save")
 
 @router.callback_query(Step.filter(F.a == "save"))
 async def on_save(
-    callback: CallbackQuery, callback_data: Step, ctx: Ctx, raw_state: str | None
+    callback: CallbackQuery,
+    callback_data: Step,
+    raw_state: str | None,
+    bot: Bot,
+    db: Database,
+    standings: StandingsService,
+    publisher: Publisher,
+    i18n: I18n,
+    card: Card,
+    settings: Settings,
+    state: FSMContext,
 ) -> None:
-    ctx = ctx.waiting()  # Save waits for its card's edits
+    # No background: Save waits for its card's edits.
+    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, callback.from_user.id)
     d = await current_draft(ctx.state)
     if d is not None and d.token == callback_data.t:
         live_game = await closed_by_live(ctx, d)
@@ -73,7 +89,7 @@ async def on_save(
     view, draft = ready
     await callback.answer(_("Saving…"))
     saved = await save_game(
-        ctx.deps,
+        ctx,
         NOTICES,
         tournament_id=d.tid,
         draft=draft,

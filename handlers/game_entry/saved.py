@@ -13,8 +13,9 @@ from bot.services.records import Database, GameRecord, game_from_record
 from bot.texts.markup import html_text
 from bot.texts.rating_format import short_points
 from bot.texts.vocabulary import RESULT_NAMES
-from handlers.game_entry.card import MAX_TEXT, View, points_lines, protocol
+from handlers.game_entry.card import MAX_TEXT, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
+from handlers.game_entry.view import View
 from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
 from scoring.judging import first_killed_ci
 

@@ -13,9 +13,9 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.services import live
 from bot.services.records import GameRecord
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import retire_card
+from handlers.game_entry.spec import Ctx
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 

@@ -1,10 +1,15 @@
-"""A step of the judge's card, declared in one place, and the card made of its steps.
+"""A step of the judge's card, declared in one place; the card made of its steps; and
+the context a step's work runs in.
 
 Each step is one module of ``steps/`` with one ``StepSpec``: its FSM state, its title,
 its prompt and keyboard, when it is done, the text it takes, what entering it does and
 the actions of its buttons (as an aiogram ``Scene`` or an aiogram_dialog ``Window``
 keeps a step together). ``steps/__init__.py`` lists them, in the order of the card, in
 one ``Card``; nothing registers itself on import.
+
+A step's work takes a ``Ctx`` and the context holds the ``Card`` (it moves the judge
+between steps): the two refer to each other, so they live here together. The card's
+text (``card``) and keyboards (``keyboards``) import this module, never the reverse.
 
 The step codes (a button's ``s``, ``Draft.step``) and the states are stored in judges'
 drafts: a draft saved before an upgrade must still be read after it, so neither is
@@ -14,31 +19,37 @@ ever renamed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from functools import partial
 
+from aiogram import Bot
+from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State
+from aiogram.utils.i18n import I18n
 from babel.support import LazyProxy
 
+from bot.config import Settings
+from bot.publishing import Publisher
+from bot.reads.standings import StandingsService
+from bot.services.records import Database, TournamentRow
+from bot.services.staff import tournament_and_role
+from bot.telegram.background import Background
 from handlers.game_entry.callbacks import Step
-
-if TYPE_CHECKING:
-    from handlers.game_entry.card import View
-    from handlers.game_entry.context import Ctx
-    from handlers.game_entry.draft import Draft
-    from handlers.game_entry.keyboards import Keys
+from handlers.game_entry.draft import Draft
+from handlers.game_entry.keyboards import Keys
+from handlers.game_entry.view import View
 
 # A button's action changes the draft and returns None, or refuses with a one-line
 # reason (then nothing is stored).
-Action = Callable[["Ctx", "Draft", Step], Awaitable[str | None]]
+Action = Callable[["Ctx", Draft, Step], Awaitable[str | None]]
 # Text the judge typed while the step is shown: the same contract.
-Typed = Callable[["Ctx", "Draft", str], Awaitable[str | None]]
+Typed = Callable[["Ctx", Draft, str], Awaitable[str | None]]
 # Work done once a tap that entered the step is answered (e.g. ask a player).
-Entered = Callable[["Ctx", "Draft"], Awaitable[None]]
+Entered = Callable[["Ctx", Draft], Awaitable[None]]
 # What the step adds to the card's view (read from the database or the engine).
-Loader = Callable[["Ctx", "Draft", "View"], Awaitable[None]]
-Prompt = Callable[["Draft", "View"], list[str]]
-Buttons = Callable[["Keys", "View"], None]
+Loader = Callable[["Ctx", Draft, View], Awaitable[None]]
+Prompt = Callable[[Draft, View], list[str]]
+Buttons = Callable[[Keys, View], None]
 
 
 def _always(d: Draft) -> bool:
@@ -137,3 +148,59 @@ class Card:
     @property
     def total(self) -> int:
         return len(self.order)
+
+
+@dataclass
+class Ctx:
+    """The judge's card as one user works on it: what its steps talk to, his FSM
+    context, and the work left for after the tap is answered.
+
+    A handler builds it from what it takes by name, each the Dispatcher's workflow data
+    of that name (``bot.app.build_dispatcher``; ``card`` is ``steps.CARD``). It is also
+    what a game use case talks to (``bot.services.games.Runtime``).
+    """
+
+    bot: Bot
+    db: Database
+    standings: StandingsService
+    publisher: Publisher
+    i18n: I18n
+    card: Card  # the judge's card: its steps
+    settings: Settings  # WEBAPP_URL: the live protocol's button (docs/organiser.md)
+    state: FSMContext
+    user_id: int
+    # Where the card's edits go without the handler waiting for them (None: it waits).
+    background: Background | None = None
+    # Slower work (messages to others) run after the callback is answered.
+    after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    def waiting(self) -> Ctx:
+        """This context with the card's edits awaited by the handler (not handed over)."""
+        return replace(self, background=None, after=[])
+
+    async def run_after(self) -> None:
+        while self.after:
+            await self.after.pop(0)()
+
+    async def tournament(self, tournament_id: int) -> TournamentRow | None:
+        """The tournament as ``authorize`` read it (``Database.cached``), unless something
+        changed since."""
+        return (await tournament_and_role(self.db, tournament_id, self.user_id))[0]
+
+    # -- moving between steps ------------------------------------------------------------
+
+    def go(self, d: Draft, step: str) -> None:
+        """Show ``step`` next: its card state is set up as it wants (``StepSpec.enter``);
+        its ``entered`` work runs once the tap is answered."""
+        d.step = step
+        d.page = 0
+        spec = self.card.spec(step)
+        if spec.enter is not None:
+            spec.enter(d)
+        entered = spec.entered
+        if entered is not None:
+            self.after.append(partial(entered, self, d))
+
+    def go_on(self, d: Draft) -> None:
+        """On to the step after the current one."""
+        self.go(d, self.card.next(d, d.step))

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from bot.texts.i18n import create_i18n
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View
 from handlers.game_entry.draft import Draft, new_draft_id, new_token, problems, scoring_game
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps import CARD
+from handlers.game_entry.view import View
 from scoring import PENALTY_RULES, SEAT_NUMBERS, Result
 from scoring.judging import EXTRA_STEP, best_move_points
 

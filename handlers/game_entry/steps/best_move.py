@@ -23,13 +23,12 @@ from bot.services.records import Database
 from bot.texts.i18n import locale_for
 from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import PlayerMove, Step
-from handlers.game_entry.card import View
 from handlers.game_entry.commands import run
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 from scoring import N_, SEAT_NUMBERS
 
 log = logging.getLogger(__name__)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from aiogram.utils.i18n import gettext as _
 
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
-from handlers.game_entry.spec import Action
+from handlers.game_entry.spec import Action, Ctx
 
 
 async def back(ctx: Ctx, d: Draft, data: Step) -> str | None:

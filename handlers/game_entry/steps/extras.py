@@ -13,14 +13,14 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.texts.rating_format import short_points
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View, hundredths
+from handlers.game_entry.card import hundredths
 from handlers.game_entry.commands import run
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import NO_SEAT, Draft, scoring_game
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 from scoring import SEAT_NUMBERS
 from scoring.judging import (
     JUDGE_SUM_MAX,

@@ -6,14 +6,13 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps import best_move
+from handlers.game_entry.view import View
 from scoring import SEAT_NUMBERS, SEATS
 
 MISS = 0  # ``Draft.night`` of a night without a shot

@@ -8,13 +8,13 @@ from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.reads import card_reads
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View, points_lines
-from handlers.game_entry.context import Ctx
+from handlers.game_entry.card import points_lines
 from handlers.game_entry.draft import Draft, scoring_game
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 from scoring import game_breakdown
 from scoring.judging import first_killed_ci
 

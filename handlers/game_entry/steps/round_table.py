@@ -17,12 +17,11 @@ from bot.reads import card_reads
 from bot.reads.stored_plans import StoredPlan, accepted_plan
 from bot.services import stages
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View
-from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 from scoring import N_
 
 MAX_NUMBER = 999

@@ -19,14 +19,14 @@ from bot.services.games import add_player_at_table, ask_chiefs_to_confirm
 from bot.texts.markup import html_text
 from bot.texts.standings_text import stage_name
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import View, refusal_text
-from handlers.game_entry.context import Ctx
+from handlers.game_entry.card import refusal_text
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.notices import NOTICES
-from handlers.game_entry.spec import StepSpec
+from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
+from handlers.game_entry.view import View
 from scoring import N_, SEAT_NUMBERS, SEATS
 
 PAGE_SIZE = 15
@@ -287,7 +287,7 @@ async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
         tid = d.tid
         ctx.after.append(
             lambda: ask_chiefs_to_confirm(
-                ctx.deps, NOTICES, tournament_id=tid, player_id=row.id, judge=ctx.user_id
+                ctx, NOTICES, tournament_id=tid, player_id=row.id, judge=ctx.user_id
             )
         )
     if row.id not in d.added and row.status != "confirmed":
