@@ -6,9 +6,34 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from bot.db.connection import Conn, fetch_all, fetch_one, run
 from bot.db.timeutil import from_ts, ts_or_now
+from bot.db.tournaments import DEFAULT_LANGUAGE
+
+# -- the language someone reads ----------------------------------------------------------
+
+# Russian, unless his Telegram speaks English (bot.texts.i18n translates into it).
+DEFAULT_LOCALE = DEFAULT_LANGUAGE
+
+
+def locale_of_code(code: str | None) -> str:
+    """The bot's language for a Telegram language code (an update's user, the users
+    table): English for English-speaking users, Russian for everyone else."""
+    return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
+
+
+class Speaker(Protocol):
+    """An update's user or his stored profile (:class:`UserRow`)."""
+
+    @property
+    def language_code(self) -> str | None: ...
+
+
+def locale_for(user: Speaker | None) -> str:
+    """``locale_of_code`` of an update's user or a stored profile."""
+    return locale_of_code(user.language_code if user else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from aiogram.types import Chat, TelegramObject
 from aiogram.utils.i18n import I18n, I18nMiddleware
@@ -25,7 +25,12 @@ from bot.config import LOCALES
 from bot.db import tournaments
 from bot.db.connection import Database
 
-DEFAULT_LOCALE = "ru"
+# Who reads which language is decided beside the users, where the use cases see it too.
+from bot.db.users import DEFAULT_LOCALE as DEFAULT_LOCALE
+from bot.db.users import Speaker as Speaker
+from bot.db.users import locale_for as locale_for
+from bot.db.users import locale_of_code as locale_of_code
+
 DOMAIN = "messages"
 
 
@@ -75,24 +80,6 @@ def N_(msgid: str) -> str:
     """Mark an English message id for the catalogs (``make messages``) without
     translating it: it is translated where it is shown, in the reader's language."""
     return msgid
-
-
-def locale_of_code(code: str | None) -> str:
-    """The bot's language for a Telegram language code (an update's user, the users
-    table): English for English-speaking users, Russian for everyone else."""
-    return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
-
-
-class Speaker(Protocol):
-    """An update's user or his stored profile (``bot.db.users.UserRow``)."""
-
-    @property
-    def language_code(self) -> str | None: ...
-
-
-def locale_for(user: Speaker | None) -> str:
-    """``locale_of_code`` of an update's user or a stored profile."""
-    return locale_of_code(user.language_code if user else None)
 
 
 GROUP_CHATS = frozenset({"group", "supergroup"})

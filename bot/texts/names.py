@@ -16,7 +16,12 @@ from bot.texts.markup import html_text
 
 
 def quoted_title(tournament: TournamentRow) -> str:
-    return "«" + html_text(tournament.title) + "»"
+    return quoted(tournament.title)
+
+
+def quoted(title: str) -> str:
+    """A tournament's title, in quotes."""
+    return "«" + html_text(title) + "»"
 
 
 def nick(nickname: str) -> str:

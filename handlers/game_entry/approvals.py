@@ -26,7 +26,7 @@ from bot.services.games import (
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import ApprovalDecision
 from handlers.game_entry.context import Deps
-from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.notices import NOTICES, teller
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.approvals")
@@ -50,7 +50,7 @@ async def decide(callback: CallbackQuery, callback_data: ApprovalDecision, deps:
 
     found = await decide_approval(
         deps,
-        NOTICES,
+        teller(deps.bot, deps.publisher),
         approval_id=callback_data.id,
         actor=callback.from_user.id,
         lower=callback_data.a == "low",

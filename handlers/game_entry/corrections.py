@@ -36,7 +36,7 @@ from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPag
 from handlers.game_entry.context import Ctx, Deps
 from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show
-from handlers.game_entry.notices import approval_markup
+from handlers.game_entry.notices import approval_markup, teller
 from handlers.game_entry.saved import saved_text, saved_view
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
@@ -218,7 +218,10 @@ async def _annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
         await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
                        None)
 
-    await annul_game(ctx.deps, game=game, actor=callback.from_user.id, acknowledge=annulled)
+    await annul_game(
+        ctx.deps, teller(ctx.bot, ctx.publisher), game=game, actor=callback.from_user.id,
+        acknowledge=annulled,
+    )
 
 
 async def _keep(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:

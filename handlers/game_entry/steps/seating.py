@@ -24,7 +24,7 @@ from handlers.game_entry.context import Ctx
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.notices import teller
 from handlers.game_entry.spec import StepSpec
 from handlers.game_entry.states import GameEntry
 from scoring import N_, SEAT_NUMBERS, SEATS
@@ -287,7 +287,8 @@ async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
         tid = d.tid
         ctx.after.append(
             lambda: ask_chiefs_to_confirm(
-                ctx.deps, NOTICES, tournament_id=tid, player_id=row.id, judge=ctx.user_id
+                ctx.deps, teller(ctx.bot, ctx.publisher), tournament_id=tid, player_id=row.id,
+                judge=ctx.user_id,
             )
         )
     if row.id not in d.added and row.status != "confirmed":
