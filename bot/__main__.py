@@ -23,8 +23,8 @@ from aiogram.utils.token import TokenValidationError, validate_token
 from pydantic import ValidationError
 
 from bot.config import Settings
-from bot.db.instance import AlreadyRunning, Holder, InstanceLock
 from bot.logs import redact, setup_logging
+from bot.ops.instance import AlreadyRunning, Holder, InstanceLock
 from bot.telegram.startup import EXIT_CRASH, EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
 from bot.texts.shell_language import _
 
@@ -185,8 +185,8 @@ def _refusal(refused: Exception, settings: Settings) -> tuple[str, int]:
 
 
 def _backup(db_path: Path, path: str) -> int:
-    from bot.db.backups import backup_target
     from bot.db.connection import backup_file
+    from bot.ops.backups import backup_target
 
     failed = _("backup failed: {reason}")
     if not db_path.is_file():  # no database yet, or DATABASE_PATH misspelt
@@ -206,7 +206,7 @@ def _backup(db_path: Path, path: str) -> int:
 
 
 def _restore(backup: Path, db_path: Path) -> int:
-    from bot.db.backups import RestoreRefused, restore
+    from bot.ops.backups import RestoreRefused, restore
 
     try:
         done = restore(backup, db_path)

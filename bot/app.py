@@ -22,9 +22,9 @@ from aiohttp import web
 
 import handlers
 from bot.config import Settings
-from bot.db.backups import BackupSchedule, backup_before_migration
 from bot.db.connection import Database
-from bot.db.instance import InstanceLock
+from bot.ops.backups import BackupSchedule, backup_before_migration
+from bot.ops.instance import InstanceLock
 from bot.publishing import Publisher
 from bot.reads.standings import StandingsService
 from bot.telegram.aiogram_models import pin_response_types

@@ -14,6 +14,7 @@ from bot.texts.localtime import DEFAULT_TIMEZONE, valid_timezone
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
+
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 # An empty value (`WEB_PORT=` in .env) means the default, as if the line were not there.
 _SOURCES = SettingsConfigDict(

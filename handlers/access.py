@@ -35,6 +35,7 @@ from bot.services.refusals import (
     SEND_IN_GROUP,
     SEND_IN_PRIVATE,
 )
+from bot.texts.phrases import say
 from handlers.chats import GROUP_TYPES
 
 ChatKind = Literal["private", "group"]
@@ -262,15 +263,15 @@ class AccessMiddleware(BaseMiddleware):
         if isinstance(event, CallbackQuery):
             refusal = await self._callback(event, data)
             if refusal is not None:
-                await event.answer(refusal.text(), show_alert=refusal.alert or None)
+                await event.answer(say(refusal), show_alert=refusal.alert or None)
                 return None
         elif isinstance(event, Message):
             refusal = await self._command(event, data)
             if refusal is not None:
                 if event.chat.type == "private":
-                    await event.answer(refusal.text())
+                    await event.answer(say(refusal))
                 else:
-                    await event.reply(refusal.text())
+                    await event.reply(say(refusal))
                 return None
         return await handler(event, data)
 

@@ -14,6 +14,7 @@ from bot.services.records import CHIEF, Database
 from bot.services.staff import staff_tournaments
 from bot.texts.i18n import N_
 from bot.texts.names import nick, quoted_title
+from bot.texts.phrases import say
 from handlers.access import COMMANDS, Who, is_operator
 
 router = Router(name="common")
@@ -73,7 +74,7 @@ async def who_you_are(db: Database, user_id: int) -> list[str]:
                 )
             )
         else:
-            found.append(already_registered(player, tournament).text())
+            found.append(say(already_registered(player, tournament)))
     return found
 
 

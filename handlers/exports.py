@@ -36,6 +36,7 @@ from bot.services.records import Database, NotFound, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import tournament_and_role
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.standings_text import hidden
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private
@@ -102,7 +103,7 @@ async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: Tournam
         # Writing an XLSX of a big tournament takes a while: not on the event loop.
         files = await asyncio.to_thread(export_files, data)
     except NotFound:
-        await bot.send_message(chat_id, OUT_OF_DATE.text())
+        await bot.send_message(chat_id, say(OUT_OF_DATE))
         return
     except InvalidGameError as error:
         await bot.send_message(
@@ -187,7 +188,7 @@ async def rating_image_picked(
     tournament, _role = await tournament_and_role(db, callback_data.tournament_id, user_id)
     member = tournament is not None and await is_member(db, tournament.id, user_id)
     if tournament is None or not member or not isinstance(callback.message, Message):
-        await callback.answer(OUT_OF_DATE.text())
+        await callback.answer(say(OUT_OF_DATE))
         return
     await callback.answer()
     await _send_image(

@@ -42,6 +42,7 @@ from bot.services.staff import (
 )
 from bot.services.tournaments import chat_tournament
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.rating_format import utf16_len
 from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
@@ -59,7 +60,7 @@ ANSWER_LIMIT = 200  # characters of a button's answer (a toast or an alert)
 async def answer_refusal(callback: CallbackQuery, refusal: Refusal) -> None:
     """Tell the tapper, and only him, why not: in the button's answer, or (too long for
     one) in his private chat."""
-    text = refusal.text()
+    text = say(refusal)
     if utf16_len(text) <= ANSWER_LIMIT:
         await callback.answer(text, show_alert=refusal.alert or None)
         return
@@ -79,9 +80,9 @@ async def refuse(
     if isinstance(event, CallbackQuery):
         await answer_refusal(event, refusal)
     elif reply or (reply is None and is_group(event)):
-        await event.reply(refusal.text())
+        await event.reply(say(refusal))
     else:
-        await event.answer(refusal.text())
+        await event.answer(say(refusal))
     raise Answered
 
 

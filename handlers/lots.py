@@ -11,16 +11,17 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services import lots as service
 from bot.services.lots import Spent, TiedGroup
 from bot.services.records import Database, TournamentRow
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.standings_text import ask_in_private, stage_name
 from handlers.callbacks import Code, RowId
 from handlers.chats import is_group
@@ -81,7 +82,7 @@ async def lot_command(
         groups = await service.tied_groups(db, standings, tournament)
         if isinstance(groups, Refusal):  # not drawable yet, or the standings are broken
             answered += 1
-            await message.answer(groups.text())
+            await message.answer(say(groups))
             continue
         if not groups:
             continue
@@ -109,12 +110,11 @@ async def lot_draw(
     tournament: TournamentRow,
     db: Database,
     bot: Bot,
-    i18n: I18n,
     standings: StandingsService,
     publisher: Publisher,
 ) -> None:
     drawn = await service.draw_lot(
-        db, i18n, standings, publisher, tournament, callback_data.group, callback.from_user.id
+        db, standings, publisher, tournament, callback_data.group, callback.from_user.id
     )
     if isinstance(drawn, Refusal):
         await answer_refusal(callback, drawn)
@@ -129,9 +129,9 @@ async def lot_draw(
     await _retire_button(
         callback,
         callback_data,
-        None if in_group else line.format(places=drawn.group.label, order=drawn.order),
+        None if in_group else line.format(places=drawn.group.label, order=say(drawn.order)),
     )
-    await drawn.follow_up.run(bot)
+    await run_follow_up(bot, drawn.follow_up, publisher)
 
 
 async def _retire_button(callback: CallbackQuery, data: LotDraw, line: str | None) -> None:

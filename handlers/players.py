@@ -31,6 +31,7 @@ from aiogram.utils.deep_linking import create_start_link
 from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.publishing.notices import run_follow_up
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import players as service
@@ -43,6 +44,7 @@ from bot.services.records import (  # one limit for /join, /roster, seating
 )
 from bot.texts.i18n import locale_for
 from bot.texts.names import nick, plain, quoted_title
+from bot.texts.phrases import say
 from handlers.callbacks import RowId
 from handlers.chats import in_group, in_private, is_conversation_text, is_group, replies_to_bot
 from handlers.filters import ChiefJudge, GroupTournament, TournamentPick, answer_refusal
@@ -137,25 +139,25 @@ async def join(
     assert message.from_user is not None
     shown = check_nickname(raw)
     if isinstance(shown, Refusal):
-        await message.reply(shown.text() + " " + _("Send another nickname."))
+        await message.reply(say(shown) + " " + _("Send another nickname."))
         return True
     applied = await service.apply(
-        db, i18n, message.from_user.id, tournament_id, shown, invite_token=invite
+        db, message.from_user.id, tournament_id, shown, invite_token=invite
     )
     if isinstance(applied, Refusal):
-        await message.reply(applied.text())
+        await message.reply(say(applied))
         return isinstance(applied, TryAgain)
     markup = decision_markup(applied, message.from_user.id)
     text = applied_text(applied)
     # The buttons under each chief judge's request in his language, like its text.
     buttons = partial(decision_markup, applied, message.from_user.id)
-    if await applied.follow_up.run(bot, buttons):  # the chief judges have the request
+    if await run_follow_up(bot, applied.follow_up, None, buttons):  # the chiefs have it
         if not is_group(message) or not await answered_privately(message, bot, i18n, applied):
             await message.reply(text)
     elif is_group(message):
         # The chief judge never started the bot: he decides here, in the group.
         await message.reply(
-            text + "\n\n" + applied.request + "\n" + _("Chief judge: decide here."),
+            text + "\n\n" + say(applied.request) + "\n" + _("Chief judge: decide here."),
             reply_markup=markup,
         )
     else:
@@ -251,7 +253,7 @@ async def player_invite_opened(
     token = (command.args or "")[len(PLAYER_PAYLOAD) :]
     tournament = await service.joining_by_invite(db, token, message.from_user.id)
     if isinstance(tournament, Refusal):
-        await message.answer(tournament.text())
+        await message.answer(say(tournament))
         return
     await state.set_state(JoinFlow.nickname)
     await state.set_data({"tournament_id": tournament.id, "invite": token})
@@ -291,7 +293,7 @@ async def _mark_decided(
     text = line
     if user_id is not None:
         request = await service.request_of(db, tournament, player.nickname, user_id, claim=claim)
-        text = request + "\n\n" + line
+        text = say(request) + "\n\n" + line
     await _edit(callback, text, None)
 
 
@@ -303,25 +305,22 @@ async def application_decided(
     tournament: TournamentRow,
     db: Database,
     bot: Bot,
-    i18n: I18n,
 ) -> None:
     confirm, chief = callback_data.action == "ok", callback.from_user.id
     decided = await service.decide_application(
-        db, i18n, player, tournament, confirm=confirm, actor_id=chief
+        db, player, tournament, confirm=confirm, actor_id=chief
     )
     if isinstance(decided, Refusal):
         await answer_refusal(callback, decided)
         return
-    await callback.answer(plain(decided.answer))
+    await callback.answer(plain(say(decided.answer)))
+    line = say(decided.line)
     if callback_data.many:
         # The list drops the decided application; the line keeps who it was.
-        line = decided.line if decided.changed else ""
-        await _refresh_applications(callback, db, tournament, line)
+        await _refresh_applications(callback, db, tournament, line if decided.changed else "")
     else:
-        await _mark_decided(
-            callback, db, tournament, decided.player, decided.player.user_id, decided.line
-        )
-    await decided.follow_up.run(bot)
+        await _mark_decided(callback, db, tournament, decided.player, decided.player.user_id, line)
+    await run_follow_up(bot, decided.follow_up, None)
 
 
 @router.callback_query(ClaimDecision.filter(), PlayersChief)
@@ -332,12 +331,10 @@ async def claim_decided(
     tournament: TournamentRow,
     db: Database,
     bot: Bot,
-    i18n: I18n,
 ) -> None:
     claimant = callback_data.user_id
     decided = await service.decide_claim(
         db,
-        i18n,
         player,
         tournament,
         claimant=claimant,
@@ -347,11 +344,11 @@ async def claim_decided(
     if isinstance(decided, Refusal):
         await answer_refusal(callback, decided)
         return
-    await callback.answer(plain(decided.answer))
+    await callback.answer(plain(say(decided.answer)))
     await _mark_decided(
-        callback, db, tournament, decided.player, claimant, decided.line, claim=True
+        callback, db, tournament, decided.player, claimant, say(decided.line), claim=True
     )
-    await decided.follow_up.run(bot)
+    await run_follow_up(bot, decided.follow_up, None)
 
 
 # -- the list of applications (from the tournament card) -----------------------------------
@@ -367,7 +364,7 @@ async def applications(
     shown = pending[:40]  # 80 buttons; Telegram allows 100 on a message
     lines = [_("Applications to {title}:").format(title=title)]
     for n, p in enumerate(shown, 1):
-        who = names.get(p.user_id, "") if p.user_id is not None else ""
+        who = say(names[p.user_id]) if p.user_id in names else ""
         lines.append(f"{n}. {nick(p.nickname)}" + (f", {who}" if who else ""))
     if len(pending) > len(shown):
         lines.append(_("…and {count} more.").format(count=len(pending) - len(shown)))
@@ -465,7 +462,8 @@ def report_text(report: RosterReport) -> str:
     if report.bad:
         lines.append(_("Bad lines, skipped:"))
         lines.extend(
-            _("line {number}: {reason}").format(number=n, reason=reason) for n, reason in report.bad
+            _("line {number}: {reason}").format(number=n, reason=say(why))
+            for n, why in report.bad
         )
     return "\n".join(lines)
 
@@ -491,7 +489,7 @@ def split_message(text: str, limit: int = MAX_MESSAGE) -> list[str]:
 async def run_roster(message: Message, db: Database, tournament_id: int, lines: list[str]) -> None:
     assert message.from_user is not None
     report = await service.import_roster(db, tournament_id, lines, message.from_user.id)
-    text = report.text() if isinstance(report, Refusal) else report_text(report)
+    text = say(report) if isinstance(report, Refusal) else report_text(report)
     for chunk in split_message(text):
         await message.answer(chunk)
 
@@ -587,7 +585,7 @@ async def withdraw(message: Message, db: Database, tournament_id: int, raw: str)
         )
         return
     done = await service.withdraw(db, tournament_id, " ".join(raw.split()), message.from_user.id)
-    await message.answer(done.text() if isinstance(done, Refusal) else withdrawn_text(done))
+    await message.answer(say(done) if isinstance(done, Refusal) else withdrawn_text(done))
 
 
 @router.message(Command("withdraw"), ChiefJudge("withdraw"))

@@ -21,15 +21,16 @@ from aiogram.types import (
     InlineKeyboardMarkup,
     Message,
 )
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.services import N_, Refusal
 from bot.services import protests as service
 from bot.services.protests import Choices, Source, game_name
 from bot.services.records import Database, GameRecord, ProtestRow, TournamentRow, from_ts, to_ts
 from bot.texts.localtime import clock
+from bot.texts.phrases import say
 from handlers.callbacks import GameMenu, RowId
 from handlers.chats import in_private
 from handlers.filters import ChiefJudge, ChiefTournaments, answer_refusal
@@ -96,7 +97,6 @@ class Deps:
 
     db: Database
     bot: Bot
-    i18n: I18n
     publisher: Publisher
 
 
@@ -107,7 +107,6 @@ async def protest_command(
     state: FSMContext,
     db: Database,
     bot: Bot,
-    i18n: I18n,
     publisher: Publisher,
 ) -> None:
     if await busy_elsewhere(state, ProtestForm):
@@ -126,13 +125,13 @@ async def protest_command(
         sent=source.sent,
     )
     if isinstance(choices, Refusal):
-        await message.reply(choices.text())
+        await message.reply(say(choices))
         return
     # One game left unprotested is filed against straight away only when he protested
     # none of the window's games: otherwise he may well mean the one he protested (one
     # protest per player and game, 8.8), so he is asked, and told which one that was.
     if len(choices.fresh) == 1 and not choices.already:
-        deps = Deps(db, bot, i18n, publisher)
+        deps = Deps(db, bot, publisher)
         await _game_chosen(choices.fresh[0].game.id, source, message.from_user.id, state, deps)
         return
     await ask_which_game(message, state, source, choices)
@@ -157,7 +156,7 @@ async def ask_which_game(
         [
             InlineKeyboardButton(
                 text=_("{game}, ended {ended}").format(
-                    game=game_name(p.game),
+                    game=say(game_name(p.game)),
                     ended=clock(p.game.ended_at, p.tournament.timezone, source.sent),
                 )
                 + (f" · {p.tournament.title}" if several else ""),
@@ -169,7 +168,7 @@ async def ask_which_game(
     question = _("You played several games in the last 10 minutes. Which one do you protest?")
     if choices.already:
         question += "\n" + _("You already protested {games}.").format(
-            games="; ".join(game_name(item.game) for item, _own in choices.already)
+            games="; ".join(say(game_name(item.game)) for item, _own in choices.already)
         )
     await message.reply(question, reply_markup=InlineKeyboardMarkup(inline_keyboard=rows))
 
@@ -181,7 +180,6 @@ async def protest_game_chosen(
     state: FSMContext,
     db: Database,
     bot: Bot,
-    i18n: I18n,
     publisher: Publisher,
 ) -> None:
     data = await state.get_data()
@@ -196,7 +194,7 @@ async def protest_game_chosen(
     source = Source(
         int(data["chat_id"]), int(data["message_id"]), from_ts(int(data["sent"])), data["reason"]
     )
-    deps = Deps(db, bot, i18n, publisher)
+    deps = Deps(db, bot, publisher)
     await _game_chosen(callback_data.game_id, source, callback.from_user.id, state, deps)
 
 
@@ -215,7 +213,7 @@ async def _game_chosen(
     found = await service.protested_game(deps.db, game_id)
     if found is None:
         await state.clear()
-        await deps.bot.send_message(source.chat_id, service.GAME_GONE.text())
+        await deps.bot.send_message(source.chat_id, say(service.GAME_GONE))
         return
     game, tz = found
     await state.set_state(ProtestForm.reason)
@@ -226,7 +224,7 @@ async def _game_chosen(
         _(
             "Write the reason of your protest against {game} in one message, before "
             "{deadline} (8.8.1). /cancel to stop."
-        ).format(game=game_name(game), deadline=clock(game.protest_deadline, tz)),
+        ).format(game=say(game_name(game)), deadline=clock(game.protest_deadline, tz)),
         reply_to_message_id=None if private else source.message_id,
         # In a group the bot sees only replies to it (privacy mode): ask for one.
         reply_markup=None if private else ForceReply(selective=True),
@@ -239,7 +237,6 @@ async def protest_reason(
     state: FSMContext,
     db: Database,
     bot: Bot,
-    i18n: I18n,
     publisher: Publisher,
 ) -> None:
     assert message.from_user is not None
@@ -250,7 +247,7 @@ async def protest_reason(
         return
     # D11: the reason message's own date is the protest's.
     source = Source(message.chat.id, message.message_id, message.date, reason)
-    deps = Deps(db, bot, i18n, publisher)
+    deps = Deps(db, bot, publisher)
     await file(int(data["game_id"]), source, message.from_user.id, state, deps)
 
 
@@ -266,11 +263,11 @@ async def protest_game_not_chosen(message: Message) -> None:
 
 async def file(game_id: int, source: Source, user_id: int, state: FSMContext, deps: Deps) -> None:
     """Store the protest (or refuse it, storing nothing), then tell the chief judges."""
-    filed = await service.file_protest(deps.db, deps.i18n, deps.publisher, game_id, source, user_id)
+    filed = await service.file_protest(deps.db, deps.publisher, game_id, source, user_id)
     await state.clear()
     bot = deps.bot
     if isinstance(filed, Refusal):
-        await bot.send_message(source.chat_id, filed.text(), reply_to_message_id=source.message_id)
+        await bot.send_message(source.chat_id, say(filed), reply_to_message_id=source.message_id)
         return
     try:
         await bot.send_message(
@@ -278,7 +275,7 @@ async def file(game_id: int, source: Source, user_id: int, state: FSMContext, de
             _(
                 "Protest #{id} against {game} is recorded. The chief judge will decide it "
                 "(8.8.2), and I will tell you the decision."
-            ).format(id=filed.protest.id, game=game_name(filed.game)),
+            ).format(id=filed.protest.id, game=say(game_name(filed.game))),
             reply_to_message_id=source.message_id,
         )
     except TelegramAPIError as error:  # e.g. 403: it is recorded, the chiefs still hear
@@ -286,7 +283,9 @@ async def file(game_id: int, source: Source, user_id: int, state: FSMContext, de
             "protest %s: filer's chat %s not told: %s", filed.protest.id, source.chat_id, error
         )
     # A chief judge who never started the bot finds it in /protests.
-    await filed.follow_up.run(bot, lambda: decision_keyboard(filed.protest.id))
+    await run_follow_up(
+        bot, filed.follow_up, deps.publisher, lambda: decision_keyboard(filed.protest.id)
+    )
 
 
 # -- the chief judge ------------------------------------------------------------------------
@@ -303,7 +302,7 @@ async def list_protests(message: Message, tournaments: list[TournamentRow], db: 
         _("Open protests: {count}. Decide each with its buttons (8.8.2).").format(count=len(cards))
     )
     for text, protest_id in cards[:MAX_LISTED]:
-        await message.answer(text, reply_markup=decision_keyboard(protest_id))
+        await message.answer(say(text), reply_markup=decision_keyboard(protest_id))
     if len(cards) > MAX_LISTED:
         await message.answer(
             _("…and {more} more: decide these first, then send /protests again.").format(
@@ -356,7 +355,9 @@ async def decide_tap(
             "Protest #{id} ({game}) will be rejected. Write the decision text for the "
             'player, or "-" for none; it is final once sent (8.8.4). /cancel to go back.'
         )
-    await bot.send_message(callback.from_user.id, ask.format(id=protest.id, game=game_name(game)))
+    await bot.send_message(
+        callback.from_user.id, ask.format(id=protest.id, game=say(game_name(game)))
+    )
 
 
 @router.message(ProtestDecision.text, F.text, ~F.text.startswith("/"))
@@ -365,7 +366,6 @@ async def decision_text(
     state: FSMContext,
     db: Database,
     bot: Bot,
-    i18n: I18n,
     publisher: Publisher,
 ) -> None:
     assert message.from_user is not None
@@ -373,7 +373,6 @@ async def decision_text(
     text = (message.text or "").strip()
     decided = await service.decide_protest(
         db,
-        i18n,
         publisher,
         int(data["protest_id"]),
         upheld=bool(data.get("upheld")),
@@ -383,7 +382,7 @@ async def decision_text(
     )
     await state.clear()
     if isinstance(decided, Refusal):
-        await message.answer(decided.text())
+        await message.answer(say(decided))
         return
     card = data.get("card")
     if card:
@@ -394,7 +393,7 @@ async def decision_text(
             )
     reply, markup = decision_reply(decided)
     await message.answer(reply, reply_markup=markup)
-    await decided.follow_up.run(bot)
+    await run_follow_up(bot, decided.follow_up, publisher)
 
 
 def decision_reply(decided: service.Decided) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -410,7 +409,7 @@ def decision_reply(decided: service.Decided) -> tuple[str, InlineKeyboardMarkup 
     return _(
         "Protest #{id} upheld; the decision is recorded and final (8.8.4). Now "
         "correct or annul {game} as the decision requires."
-    ).format(id=protest.id, game=game_name(game)), InlineKeyboardMarkup(
+    ).format(id=protest.id, game=say(game_name(game))), InlineKeyboardMarkup(
         inline_keyboard=[[button]]
     )
 

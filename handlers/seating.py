@@ -25,12 +25,14 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.reads.stored_plans import StoredPlan, vacated
 from bot.services import Refusal
 from bot.services import seating as service
 from bot.services.records import Database, TournamentRow
 from bot.services.seating import Overview, PlanView, Prepared
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.seating_text import (
     MESSAGE_LIMIT,
     plan_preview,
@@ -180,14 +182,13 @@ async def accept_tapped(
         callback_data.tournament_id,
         callback_data.plan_id,
         callback.from_user.id,
-        publisher=publisher,
     )
     if await _refused(callback, accepted):
         return
     assert isinstance(accepted, PlanView)
     await callback.answer(_("Accepted."))
     await _show(callback, _accepted_text(accepted), None)
-    await accepted.follow_up.run(bot)  # the seating the accept enqueued
+    await run_follow_up(bot, accepted.follow_up, publisher)  # the seating the accept enqueued
 
 
 @router.callback_query(SeatingOffer.filter(F.action == "cancel"), SeatingChief)
@@ -229,7 +230,7 @@ async def _refused(callback: CallbackQuery, result: object) -> bool:
 def _refusal_html(refusal: Refusal) -> str:
     """A refusal in a message: its parameters (nicknames, the generator's words) are
     plain text."""
-    return html_text(refusal.text())
+    return html_text(say(refusal))
 
 
 async def _show(callback: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None) -> None:

@@ -19,9 +19,9 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 from aiogram.utils.deep_linking import create_start_link
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
+from bot.publishing.notices import run_follow_up
 from bot.services import Refusal
 from bot.services import invites as invites_service
 from bot.services import staff as service
@@ -29,6 +29,7 @@ from bot.services.invites import NO_SUCH_INVITE
 from bot.services.records import CHIEF, JUDGE, Database, TournamentRow
 from bot.texts.markup import html_text
 from bot.texts.names import quoted_title
+from bot.texts.phrases import say
 from handlers.callbacks import Code, RowId
 from handlers.chats import in_group, in_private, is_group
 from handlers.filters import ChiefJudge, GroupTournament, Staff, TournamentPick
@@ -80,7 +81,8 @@ async def staff_card(
     db: Database, tournament_id: int, viewer_id: int
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     found = await service.staff_list(db, tournament_id)
-    names, judges = found.names, found.of(JUDGE)
+    names = {uid: say(name) for uid, name in found.names.items()}
+    judges = found.of(JUDGE)
     lines = [
         _("Staff of {title}").format(title=quoted_title(found.tournament)),
         _("Chief judge: {names}").format(
@@ -139,10 +141,9 @@ async def remove_pressed(
     tournament: TournamentRow,
     db: Database,
     bot: Bot,
-    i18n: I18n,
 ) -> None:
     chief = callback.from_user.id
-    removed = await service.remove_judge(db, i18n, tournament, callback_data.user_id, chief)
+    removed = await service.remove_judge(db, tournament, callback_data.user_id, chief)
     await callback.answer(removed_text(tournament, removed), show_alert=False)
     if isinstance(callback.message, Message):
         text, markup = await staff_card(db, tournament.id, chief)
@@ -151,14 +152,14 @@ async def remove_pressed(
         except TelegramAPIError as exc:
             log.debug("staff card not refreshed: %s", exc)
     if not isinstance(removed, Refusal):
-        await removed.follow_up.run(bot)
+        await run_follow_up(bot, removed.follow_up, None)
 
 
 def removed_text(tournament: TournamentRow, removed: service.Removed | Refusal) -> str:
     if isinstance(removed, Refusal):
-        return removed.text()
+        return say(removed)
     return _("{name} is no longer a judge of {title}.").format(
-        name=removed.name, title=quoted_title(tournament)
+        name=say(removed.name), title=quoted_title(tournament)
     )
 
 
@@ -187,16 +188,18 @@ async def judge_by_reply(message: Message, tournament: TournamentRow, db: Databa
         return
     name = await service.add_judge(db, tournament, target, message.from_user.id)
     if isinstance(name, Refusal):
-        await message.reply(name.text())
+        await message.reply(say(name))
         return
     await message.reply(
-        _("{name} is now a judge of {title}.").format(name=name, title=quoted_title(tournament))
+        _("{name} is now a judge of {title}.").format(
+            name=say(name), title=quoted_title(tournament)
+        )
     )
 
 
 @router.message(Command("unjudge"), in_group, ChiefJudge("judge"))
 async def unjudge_by_reply(
-    message: Message, tournament: TournamentRow, db: Database, bot: Bot, i18n: I18n
+    message: Message, tournament: TournamentRow, db: Database, bot: Bot
 ) -> None:
     assert message.from_user is not None
     target = _replied_person(message)
@@ -205,12 +208,10 @@ async def unjudge_by_reply(
             _("Reply /unjudge to a message of the judge to remove, or use the buttons of /staff.")
         )
         return
-    removed = await service.remove_judge(
-        db, i18n, tournament, target.id, message.from_user.id
-    )
+    removed = await service.remove_judge(db, tournament, target.id, message.from_user.id)
     await message.reply(removed_text(tournament, removed))
     if not isinstance(removed, Refusal):
-        await removed.follow_up.run(bot)
+        await run_follow_up(bot, removed.follow_up, None)
 
 
 # -- invite links ---------------------------------------------------------------------------
@@ -261,23 +262,21 @@ async def send_judge_invite(
     CommandStart(deep_link=True, magic=F.args.regexp("^" + JUDGE_PAYLOAD + TOKEN_PATTERN + "$"))
 )
 async def judge_invite_opened(
-    message: Message, command: CommandObject, db: Database, bot: Bot, i18n: I18n
+    message: Message, command: CommandObject, db: Database, bot: Bot
 ) -> None:
     if message.from_user is None or message.chat.type != "private":
         return
     token = (command.args or "")[len(JUDGE_PAYLOAD) :]
-    accepted = await invites_service.accept_judge_invite(
-        db, i18n, token, message.from_user.id
-    )
+    accepted = await invites_service.accept_judge_invite(db, token, message.from_user.id)
     if isinstance(accepted, Refusal):
-        await message.answer(accepted.text())
+        await message.answer(say(accepted))
         return
     await message.answer(
         _("You are now a judge of {title}. Send /game to enter a game, /help for more.").format(
             title=quoted_title(accepted.tournament)
         )
     )
-    await accepted.follow_up.run(bot)
+    await run_follow_up(bot, accepted.follow_up, None)
 
 
 # -- revoking -------------------------------------------------------------------------------
@@ -293,7 +292,7 @@ async def revoke_token(
 
 def revoked_text(refusal: Refusal | None) -> str:
     if refusal is not None:
-        return refusal.text()
+        return say(refusal)
     return _("The invite link is revoked; it no longer works.")
 
 

@@ -28,12 +28,14 @@ from babel.support import LazyProxy
 from pydantic import Field
 
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.services import N_, Refusal
 from bot.services import stages as service
 from bot.services.records import Database, StageRow, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.stage_settings import WHOLE_MAX
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.rating_format import decimal_point
 from bot.texts.standings_text import stage_name
 from handlers.callbacks import Code, RowId
@@ -210,7 +212,7 @@ def _card_lines(tournament: TournamentRow, found: service.Settable) -> list[str]
         number=row.number, name=html_text(stage_name(row.name))
     )
     if found.fixed is not None:
-        return [*lines, head + ": " + found.fixed.text()]
+        return [*lines, head + ": " + say(found.fixed)]
     lines.append(
         head
         + ": "
@@ -345,7 +347,7 @@ async def stage_preset(
     """A preset adds the next stage; the card becomes the new stage's settings."""
     spec = service.PRESETS.get(callback_data.preset)
     if spec is None:
-        await callback.answer(OUT_OF_DATE.text())
+        await callback.answer(say(OUT_OF_DATE))
         return
     done = await service.add_stage(db, publisher, tournament, spec, callback.from_user.id)
     if isinstance(done, Refusal):
@@ -355,7 +357,7 @@ async def stage_preset(
     found = await service.settable(db, tournament, done.stage.number)
     if not isinstance(found, Refusal):
         await show(callback, *settings_card(tournament, found))
-    await done.follow_up.run(bot)
+    await run_follow_up(bot, done.follow_up, publisher)
 
 
 @router.callback_query(StagesView.filter(), ChiefJudge(refusal=SETS_STAGES))
@@ -405,4 +407,4 @@ async def stage_edit(
     if not isinstance(found, Refusal):
         await show(callback, *settings_card(tournament, found))
     if not isinstance(changed, Refusal):
-        await changed.follow_up.run(bot)
+        await run_follow_up(bot, changed.follow_up, publisher)

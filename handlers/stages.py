@@ -21,16 +21,17 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services import stages as service
 from bot.services.records import Database, StageSpec, TournamentRow
 from bot.services.stage_settings import apply_settings, setting_of
 from bot.texts.markup import html_text
+from bot.texts.phrases import say
 from bot.texts.standings_text import ask_in_private, stage_name
 from handlers.callbacks import RowId
 from handlers.chats import is_group
@@ -89,7 +90,6 @@ async def stages_command(
     command: CommandObject,
     tournaments: list[TournamentRow],
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
     publisher: Publisher,
     bot: Bot,
@@ -114,19 +114,19 @@ async def stages_command(
         return
     if verb == "replace" and len(words) >= 2:
         nickname = (command.args or "").split(maxsplit=1)[1].strip()  # may hold spaces
-        await _replace(message, bot, db, i18n, standings, publisher, tournament, nickname)
+        await _replace(message, bot, db, standings, publisher, tournament, nickname)
         return
     done = await _add_or_set(verb, words, db, publisher, tournament, user.id)
     if done is None:
         await message.answer(_(USAGE))
     elif isinstance(done, Refusal):
-        await message.answer(done.text())
+        await message.answer(say(done))
     else:
         found = await service.settable(db, tournament, done.stage.number)
         if not isinstance(found, Refusal):
             text, markup = settings_card(tournament, found)
             await message.answer(text, reply_markup=markup)
-        await done.follow_up.run(bot)
+        await run_follow_up(bot, done.follow_up, publisher)
 
 
 async def _add_or_set(
@@ -158,7 +158,6 @@ async def _replace(
     message: Message,
     bot: Bot,
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
     publisher: Publisher,
     tournament: TournamentRow,
@@ -166,17 +165,17 @@ async def _replace(
 ) -> None:
     assert message.from_user is not None
     replaced = await service.replace_entrant(
-        db, i18n, standings, publisher, tournament, nickname, message.from_user.id
+        db, standings, publisher, tournament, nickname, message.from_user.id
     )
     if isinstance(replaced, Refusal):
-        await message.answer(replaced.text())
+        await message.answer(say(replaced))
         return
     await message.answer(
         _("{into} takes the place of {out}; recorded.").format(
             into=html_text(replaced.into), out=html_text(replaced.out)
         )
     )
-    await replaced.follow_up.run(bot)
+    await run_follow_up(bot, replaced.follow_up, publisher)
 
 
 async def _close_card(
@@ -185,7 +184,7 @@ async def _close_card(
     """Who enters the next stage (D13), and the button that closes the current one."""
     preview = await service.close_preview(db, standings, tournament)
     if isinstance(preview, Refusal):
-        await message.answer(preview.text())
+        await message.answer(say(preview))
         return
     if is_group(message) and preview.current.hides_figures:  # the cut tells the order (D17)
         await message.answer(ask_in_private(preview.current.name, "/stages close"))
@@ -223,13 +222,12 @@ async def stage_close(
     callback_data: StageClose,
     tournament: TournamentRow,
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
     publisher: Publisher,
     bot: Bot,
 ) -> None:
     closed = await service.close_stage(
-        db, i18n, standings, publisher, tournament, callback_data.number, callback.from_user.id
+        db, standings, publisher, tournament, callback_data.number, callback.from_user.id
     )
     if isinstance(closed, Refusal):
         await answer_refusal(callback, replace(closed, alert=True))
@@ -242,4 +240,4 @@ async def stage_close(
                 stage=html_text(stage_name(closed.preview.current.name))
             )
         )
-    await closed.follow_up.run(bot)
+    await run_follow_up(bot, closed.follow_up, publisher)

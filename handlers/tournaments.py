@@ -29,6 +29,7 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.publishing.refusals import explained
 from bot.services import Refusal
 from bot.services import set_aside as set_aside_service
@@ -51,6 +52,7 @@ from bot.texts.i18n import N_
 from bot.texts.localtime import valid_timezone, zone_label
 from bot.texts.markup import html_text
 from bot.texts.names import quoted_title
+from bot.texts.phrases import say
 from handlers.callbacks import Code, RowId, Zone
 from handlers.chats import in_group, in_private, is_conversation_text, replies_to_bot
 from handlers.filters import (
@@ -160,7 +162,7 @@ async def new_tournament(
         if unknown is not None:
             await message.reply(new_tournament_usage(unknown))
         elif busy is not None:
-            await message.reply(service.chat_busy(busy).text())
+            await message.reply(say(service.chat_busy(busy)))
         else:
             await cannot_post_there(bot, message)
         return
@@ -257,7 +259,7 @@ async def new_tournament_distance(
     new = service.NewTournament(title, distance, message.chat.id, language, timezone)
     tournament = await service.create(db, new, message.from_user.id)
     if isinstance(tournament, Refusal):
-        await message.reply(tournament.text())
+        await message.reply(say(tournament))
         return
     await reply_created(message, i18n, tournament, data)
 
@@ -407,7 +409,7 @@ async def card(
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     found = await service.overview(db, tournament_id)
     tournament, staff = found.tournament, found.staff
-    judges = [staff.names[m.user_id] for m in staff.of(JUDGE)]
+    judges = [say(staff.names[m.user_id]) for m in staff.of(JUDGE)]
     lines = [
         "🏆 <b>" + html_text(tournament.title) + "</b>",
         _("Status: {status}").format(status=status_name(tournament.status)),
@@ -418,7 +420,7 @@ async def card(
         ).format(distance=tournament.distance, b=b_value(tournament.distance)),
         *_stage_lines(await stages_service.stages_of(db, tournament)),
         _("Chief judge: {names}").format(
-            names=", ".join(staff.names[m.user_id] for m in staff.of(CHIEF))
+            names=", ".join(say(staff.names[m.user_id]) for m in staff.of(CHIEF))
         ),
         _("Judges: {names}").format(names=", ".join(judges) if judges else _("none yet")),
         _("Players: {confirmed} confirmed, {pending} waiting for confirmation").format(
@@ -534,13 +536,12 @@ async def change_status(
     db: Database,
     bot: Bot,
     publisher: Publisher,
-    i18n: I18n,
 ) -> None:
     wanted: Literal["running", "finished"] = (
         "running" if callback_data.action == "start" else "finished"
     )
     done = await service.set_status(
-        db, i18n, publisher, tournament, wanted, callback.from_user.id,
+        db, publisher, tournament, wanted, callback.from_user.id,
         anyway=callback_data.action == "finish_anyway",
     )
     if isinstance(done, Unsettled):  # something came up since he was asked: ask again
@@ -555,7 +556,7 @@ async def change_status(
         await callback.answer(_("The tournament is finished."))
     await _refresh_card(callback, db, tournament.id)
     if not isinstance(done, Refusal):
-        await done.follow_up.run(bot)
+        await run_follow_up(bot, done.follow_up, publisher)
 
 
 @router.callback_query(TournamentAction.filter(F.action == "repost"), ChiefJudge(finished=True))
@@ -565,9 +566,7 @@ async def post_again(
 ) -> None:
     """What Telegram refused goes to the group again; refused again, it is set aside
     again (and he is told again)."""
-    taken, follow_up = await set_aside_service.post_again(
-        db, publisher, tournament.id, callback.from_user.id
-    )
+    taken, follow_up = await set_aside_service.post_again(db, tournament.id, callback.from_user.id)
     if not taken:
         await callback.answer(_("Nothing waits to be posted in the group."))
     else:
@@ -575,14 +574,14 @@ async def post_again(
             "Posting {count} item in the group again.",
             "Posting {count} items in the group again.", taken,
         ).format(count=taken))
-        await follow_up.run(bot)
+        await run_follow_up(bot, follow_up, publisher)
     await _refresh_card(callback, db, tournament.id)
 
 
 @router.callback_query(TournamentAction.filter(F.action == "finish"), ChiefJudge(finished=True))
 async def finish_asked(callback: CallbackQuery, tournament: TournamentRow, db: Database) -> None:
     if tournament.status == "finished":
-        await callback.answer(OUT_OF_DATE.text())
+        await callback.answer(say(OUT_OF_DATE))
         await _refresh_card(callback, db, tournament.id)
         return
     await callback.answer()

@@ -19,8 +19,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.__main__ import main
 from bot.config import Settings
 from bot.db import Database
-from bot.db.instance import InstanceLock
 from bot.db.migrations import LATEST, MIGRATIONS
+from bot.ops.instance import InstanceLock
 from bot.telegram.watch import TelegramWatch
 from bot.web.server import create_app
 

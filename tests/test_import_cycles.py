@@ -14,14 +14,6 @@ import grimp
 
 PACKAGES = ("bot", "handlers", "scoring", "seating")
 
-# Imports that close a circle known to be cut elsewhere; each must still exist.
-KNOWN: frozenset[tuple[str, str]] = frozenset({
-    # The group's notices import the outbox, which imports them back: this goes with the
-    # rework of the use cases (bot/services).
-    ("bot.services.notices", "bot.publishing"),
-})
-
-
 def import_graph() -> dict[str, set[str]]:
     """Module -> the modules of ``PACKAGES`` it imports."""
     graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=False, cache_dir=None)
@@ -89,20 +81,11 @@ def circle_through(graph: Mapping[str, set[str]], start: str, members: set[str])
 
 def test_no_module_imports_one_that_imports_it_back() -> None:
     graph = import_graph()
-    for importer, imported in KNOWN:
-        graph[importer].discard(imported)
     circles = [
         " -> ".join(circle_through(graph, component[0], set(component)))
         for component in strongly_connected(graph)
     ]
     assert not circles, "import circles:\n" + "\n".join(circles)
-
-
-def test_the_known_imports_still_exist() -> None:
-    """A known import that is gone: drop it from ``KNOWN``."""
-    graph = import_graph()
-    gone = sorted(f"{a} -> {b}" for a, b in KNOWN if b not in graph.get(a, set()))
-    assert not gone, "gone from the code, drop from KNOWN: " + ", ".join(gone)
 
 
 def test_a_circle_is_named() -> None:

@@ -25,6 +25,7 @@ from aiogram.methods import EditMessageText, SendMessage, SendPhoto
 from bot.db import audit, outbox
 from bot.db.connection import Database
 from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
 from bot.publishing.refusals import PHOTOS, TOO_LONG, plain_text, refusal
 from bot.reads.export import build_export
 from bot.services import set_aside as service
@@ -143,13 +144,13 @@ async def test_refused_picture_goes_as_text_and_later_rounds_still_post(env: Env
     # The chief judge gives the right and posts again: both pictures go.
     env.session.telegram.chat(GROUP).photos_allowed = True
     env.session.clear()
-    taken, follow_up = await service.post_again(env.db, env.publisher, t.id, CHIEF)
+    taken, follow_up = await service.post_again(env.db, t.id, CHIEF)
     assert taken == 2
-    await follow_up.run(env.bot)
+    await run_follow_up(env.bot, follow_up, env.publisher)
     captions = [p.caption for p in env.delivered(SendPhoto)]
     assert len(captions) == 2 and "после тура 1" in captions[0] and "после тура 2" in captions[1]
     assert await set_aside_rows(env.db, t.id) == []
-    again, _follow = await service.post_again(env.db, env.publisher, t.id, CHIEF)
+    again, _follow = await service.post_again(env.db, t.id, CHIEF)
     assert again == 0
     env.assert_clean()
 
@@ -160,8 +161,8 @@ async def test_refused_again_after_post_again_tells_the_chief_again(env: Env) ->
     await save_round(env, t.id, ids, 1)
     assert len(env.session.sent_texts(CHIEF)) == 1
 
-    taken, follow_up = await service.post_again(env.db, env.publisher, t.id, CHIEF)
-    await follow_up.run(env.bot)
+    taken, follow_up = await service.post_again(env.db, t.id, CHIEF)
+    await run_follow_up(env.bot, follow_up, env.publisher)
 
     assert taken == 1 and len(await set_aside_rows(env.db, t.id)) == 1
     assert len(env.session.sent_texts(CHIEF)) == 2  # still not fixed: he hears it again
@@ -171,7 +172,7 @@ async def test_set_aside_items_are_in_the_export_s_audit(env: Env) -> None:
     t, ids = await make_tournament(env.db, players_count=20)
     forbid_photos(env)
     await save_round(env, t.id, ids, 1)
-    await service.post_again(env.db, env.publisher, t.id, CHIEF)
+    await service.post_again(env.db, t.id, CHIEF)
 
     with I18N.context(), I18N.use_locale("ru"):
         files = {f.name: f.data for f in await build_export(env.db, t.id)}
@@ -205,8 +206,8 @@ async def test_a_refused_line_is_set_aside_and_the_rest_goes_on(env: Env) -> Non
                           ApiError(400, "Bad Request: message is too long"), times=10)
     g1 = await save(env.db, t.id, draft(1, 1, ids[:10]))
     async with env.db.transaction() as conn:
-        await Publisher.enqueue(conn, t.id, result=poisoned, game_id=g1)
-        await Publisher.enqueue(conn, t.id, note="Перерыв 10 минут")
+        await outbox.enqueue(conn, t.id, result=poisoned, game_id=g1)
+        await outbox.enqueue(conn, t.id, note="Перерыв 10 минут")
     await env.publisher.publish(env.bot, t.id)
 
     texts = env.session.sent_texts(GROUP)
@@ -234,7 +235,7 @@ async def test_broken_markup_goes_as_plain_text(env: Env) -> None:
     t, ids = await make_tournament(env.db)
     g1 = await save(env.db, t.id, draft(1, 1, ids[:10]))
     async with env.db.transaction() as conn:
-        await Publisher.enqueue(conn, t.id, note="Итоги <b>тура 1")  # an unclosed tag
+        await outbox.enqueue(conn, t.id, note="Итоги <b>тура 1")  # an unclosed tag
     await env.game_saved(t.id, g1, "Тур 1, стол 1")
 
     texts = env.session.sent_texts(GROUP)

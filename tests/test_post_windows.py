@@ -63,7 +63,7 @@ async def round_1_ends(tmp_path: Path, harness: BotHarness, db: Database) -> tup
     await save_quietly(db, t, plan, 1, 2)
     async with db.transaction() as conn:
         last = max(g.id for g in await games.list_games(conn, t.id))
-        await Publisher.enqueue(conn, t.id, result="Round 1, table 2: red win.", game_id=last)
+        await outbox.enqueue(conn, t.id, result="Round 1, table 2: red win.", game_id=last)
         await round_saved(conn, t.id, 1)
     copy = tmp_path / "round-1-ends.sqlite3"
     await db.backup(copy)

@@ -33,7 +33,7 @@ from aiogram.methods import (
 
 from bot.app import build_dispatcher
 from bot.config import Settings
-from bot.db import games, players, tournaments
+from bot.db import games, outbox, players, tournaments
 from bot.db.connection import Database
 from bot.db.games import GameDraft, SeatDraft
 from bot.db.tournaments import TournamentRow
@@ -134,7 +134,7 @@ async def publish_result(
     """A saved game's result line for the chat, enqueued and published as a Save does
     (its own transaction here: the game is already saved)."""
     async with db.transaction() as conn:
-        await Publisher.enqueue(conn, tournament_id, result=line, game_id=game_id)
+        await outbox.enqueue(conn, tournament_id, result=line, game_id=game_id)
     await publisher.publish(bot, tournament_id)
 
 
@@ -173,7 +173,7 @@ class Env:
     async def announce(self, tournament_id: int, note: str) -> None:
         """A note for the chat, sent at once (if it can't be, it waits like results)."""
         async with self.db.transaction() as conn:
-            await Publisher.enqueue(conn, tournament_id, note=note)
+            await outbox.enqueue(conn, tournament_id, note=note)
         await self.publisher.publish(self.bot, tournament_id, now=True)
 
     async def tournament(self, tournament_id: int) -> TournamentRow:
@@ -622,7 +622,7 @@ async def test_what_was_committed_is_posted_after_a_restart(db: Database) -> Non
     async with db.transaction() as conn:
         g1 = await games.save_game(conn, t.id, draft(1, 1, ids[:10]), JUDGE,
                                    datetime(2024, 5, 1, 12, tzinfo=UTC))
-        await Publisher.enqueue(conn, t.id, result="Стол 1", game_id=g1)
+        await outbox.enqueue(conn, t.id, result="Стол 1", game_id=g1)
     assert await outbox_rows(db) == [("result", "Стол 1")]
 
     restarted = Env(db)  # a new process: nothing in memory
@@ -668,7 +668,7 @@ async def test_a_round_picture_is_never_posted_twice(db: Database) -> None:
 
     restarted = Env(db)
     async with db.transaction() as conn:
-        await Publisher.enqueue(conn, t.id, result="Стол 2", game_id=g2)
+        await outbox.enqueue(conn, t.id, result="Стол 2", game_id=g2)
     await restarted.publisher.resume(restarted.bot)
     await restarted.publisher.close()
     assert restarted.session.sent_texts(GROUP) == ["Стол 2"]

@@ -78,6 +78,37 @@ async def add(
     )
 
 
+async def enqueue(
+    conn: Conn,
+    tournament_id: int,
+    *,
+    result: str | None = None,
+    game_id: int | None = None,
+    note: str | None = None,
+    standings: bool = False,
+    final: bool = False,
+    cut: int | None = None,
+) -> None:
+    """What the group must be told, in the caller's transaction: a saved game's result
+    line (``result`` with ``game_id``; the standings follow it), a ``note``, the final
+    standings' post when the last stage ends (``final``: text and picture, the text
+    pinned; D16), the picture of stage ``cut`` closed now with the next stage's entrants
+    marked (D13), and that the standings must be brought up to date (``standings``, or
+    neither of the others given)."""
+    if result is not None:
+        if game_id is None:
+            raise ValueError("a result line needs its game")
+        await add(conn, tournament_id, RESULT, text=result, game_id=game_id)
+    if note is not None:
+        await add(conn, tournament_id, NOTE, text=note)
+    if final:
+        await add_final(conn, tournament_id)
+    if cut is not None:
+        await add_cut(conn, tournament_id, cut)
+    if standings or (result is None and note is None):
+        await add(conn, tournament_id, STANDINGS)
+
+
 async def add_seating(
     conn: Conn, tournament_id: int, round_no: int, *, changed: bool = False
 ) -> int:

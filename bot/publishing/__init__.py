@@ -1,11 +1,21 @@
-"""What the tournament's group chat is told: game results, notes and the standings.
+"""What the tournament's group chat and other people are told: game results, notes, the
+standings, and the use cases' notices.
 
-Handlers call ``Publisher`` and never post to the group themselves, so flood control,
-debouncing and the live standings message live in one place:
+Handlers, ``bot.web`` and the wiring (``bot.app``) import it; it imports the use cases'
+plain data (``bot.services``: notices, phrases), the read models, the texts and the
+repositories, none of which imports it back (an import contract in pyproject.toml).
+Nobody else posts to the group, so flood control, debouncing and the live standings
+message live in one place:
 
 * ``publisher``: the API handlers use. A change is recorded with ``enqueue(conn, ...)``
-  inside the transaction that makes it (the outbox table), and announced with
-  ``publish(bot, tournament_id)`` after the commit.
+  inside the transaction that makes it (the outbox table; a use case's note is worded
+  there, in the group's language), and announced with ``publish(bot, tournament_id)``
+  after the commit.
+* ``notices``: what a use case leaves to be told (``bot.services.notices.FollowUp``),
+  delivered once the acting user has his answer: each notice worded in its reader's
+  language with the caller's buttons under it (one that can't arrive is logged, the
+  rest still go), then the outbox posted; the game use cases' news through a
+  ``GameTeller`` with the handlers' words and buttons.
 * ``scheduler``: *when* a tournament's outbox is posted. A change starts a window of
   ``debounce`` seconds; everything arriving within it (ten tables finishing together)
   is posted once at its end. With ``debounce=0`` (tests) the caller awaits the post,

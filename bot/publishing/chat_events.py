@@ -16,7 +16,8 @@ from bot.db import staff, tournaments, users
 from bot.db.audit import audit
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF
-from bot.services.notices import Notice, deliver
+from bot.publishing.notices import deliver
+from bot.services.notices import Notice
 from bot.texts.i18n import locale_for, use_language
 from bot.texts.markup import html_text
 

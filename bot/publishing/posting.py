@@ -28,6 +28,7 @@ from bot.db.audit import audit
 from bot.db.connection import Database
 from bot.db.tournaments import CHIEF, TournamentRow
 from bot.publishing.chat_events import ChatEvents, pin_quietly
+from bot.publishing.notices import deliver
 from bot.publishing.refusals import (
     FINAL_STANDINGS,
     PICTURE,
@@ -45,7 +46,7 @@ from bot.publishing.seat_messages import SeatMessages
 from bot.reads.rating import unsettled
 from bot.reads.standings import StandingsService, lot_due
 from bot.reads.stored_plans import accepted_plan, vacated, withdrawn_names
-from bot.services.notices import Notice, deliver
+from bot.services.notices import Notice
 from bot.texts.i18n import caller_language, locale_for, use_language
 from bot.texts.markup import html_text
 from bot.texts.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, utf16_len

@@ -7,13 +7,16 @@ import logging
 from aiogram import Bot
 from aiogram.utils.i18n import I18n
 
-from bot.db import outbox
+from bot.db import outbox, tournaments
 from bot.db.connection import Conn, Database
+from bot.db.tournaments import DEFAULT_LANGUAGE
 from bot.publishing.chat_events import ChatEvents
 from bot.publishing.posting import GroupPoster
 from bot.publishing.scheduler import RETRY_AFTER, OutboxScheduler
 from bot.reads.standings import StandingsService
-from bot.texts.i18n import create_i18n
+from bot.services.phrases import Said
+from bot.texts.i18n import create_i18n, use_language
+from bot.texts.phrases import say
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +30,7 @@ class Publisher:
     :param debounce: seconds a change waits for others of the same tournament
         (``Settings.standings_debounce``); 0 publishes at once, in the caller's task.
     :param i18n: the bot's translations; group texts are in the tournament's language
-        (``TournamentRow.language``; the notes handlers enqueue are translated by them).
+        (``TournamentRow.language``; the notes use cases enqueue are worded in it).
     :param retry_after: the first wait before posting again what Telegram refused.
     """
 
@@ -42,7 +45,7 @@ class Publisher:
     ) -> None:
         self._db = db
         self._standings = standings
-        i18n = i18n or create_i18n()
+        i18n = self._i18n = i18n or create_i18n()
         self._events = ChatEvents(db, i18n, republish=self.standings_changed)
         self._poster = GroupPoster(db, standings, i18n, self._events)
         self._scheduler = OutboxScheduler(
@@ -51,36 +54,30 @@ class Publisher:
 
     # -- what handlers call ---------------------------------------------------------
 
-    @staticmethod
     async def enqueue(
+        self,
         conn: Conn,
         tournament_id: int,
         *,
         result: str | None = None,
         game_id: int | None = None,
-        note: str | None = None,
+        note: Said | None = None,
         standings: bool = False,
         final: bool = False,
         cut: int | None = None,
     ) -> None:
-        """Record, in the caller's transaction, what the chat must be told: a saved
-        game's result line (``result`` with ``game_id``; the standings follow it), a
-        ``note``, the final standings' post when the last stage ends (``final``: text
-        and picture, the text pinned; D16), the picture of stage ``cut`` closed now
-        with the next stage's entrants marked (D13), and that the standings must be
-        brought up to date (``standings``, or neither of the others given)."""
-        if result is not None:
-            if game_id is None:
-                raise ValueError("a result line needs its game")
-            await outbox.add(conn, tournament_id, outbox.RESULT, text=result, game_id=game_id)
-        if note is not None:
-            await outbox.add(conn, tournament_id, outbox.NOTE, text=note)
-        if final:
-            await outbox.add_final(conn, tournament_id)
-        if cut is not None:
-            await outbox.add_cut(conn, tournament_id, cut)
-        if standings or (result is None and note is None):
-            await outbox.add(conn, tournament_id, outbox.STANDINGS)
+        """Record, in the caller's transaction, what the chat must be told
+        (``bot.db.outbox.enqueue``); a ``note`` a use case says is worded here, in the
+        group's language (the tournament's)."""
+        if note is not None and not isinstance(note, str):
+            tournament = await tournaments.get_tournament(conn, tournament_id)
+            language = tournament.language if tournament else DEFAULT_LANGUAGE
+            with use_language(self._i18n, language):
+                note = say(note)
+        await outbox.enqueue(
+            conn, tournament_id, result=result, game_id=game_id, note=note,
+            standings=standings, final=final, cut=cut,
+        )
 
     async def publish(self, bot: Bot, tournament_id: int, *, now: bool = False) -> None:
         """After the commit: the standings are recomputed and what waits in the outbox

@@ -24,7 +24,14 @@ from aiogram.exceptions import (
 )
 from aiogram.utils.i18n import gettext as _
 
-from bot.texts.i18n import N_
+# What the group missed, named by the list of what waits (``bot.services.set_aside``).
+from bot.services.set_aside import FINAL_STANDINGS as FINAL_STANDINGS
+from bot.services.set_aside import NOTE as NOTE
+from bot.services.set_aside import PICTURE as PICTURE
+from bot.services.set_aside import RESULT_LINE as RESULT_LINE
+from bot.services.set_aside import SEATING as SEATING
+from bot.services.set_aside import STANDINGS_MESSAGE as STANDINGS_MESSAGE
+from bot.services.set_aside import what_of as what_of
 from bot.texts.markup import html_text
 
 PHOTOS = "photos"  # the group lets the bot send no photos
@@ -118,14 +125,6 @@ def explained(cause: str) -> tuple[str, str]:
     )
 
 
-# What the group missed, as the chief judge is told (translated when told).
-RESULT_LINE = N_("a game's result line")
-NOTE = N_("a note")
-STANDINGS_MESSAGE = N_("the standings message")
-FINAL_STANDINGS = N_("the final standings")
-PICTURE = N_("a picture of the standings")
-SEATING = N_("a round's seating")
-
 Refused = dict[str, tuple[Refusal, str]]  # cause -> the first refusal of it, what it refused
 
 _TAG = re.compile(r"<[^>]*>")
@@ -146,16 +145,3 @@ def refusal_notice(title: str, what: str, cause: str, detail: str) -> str:
         "«Post again» there once it is fixed."
     ).format(title=html_text(title), what=_(what), reason=reason, detail=html_text(detail),
              fix=fix)
-
-
-def what_of(kind: str) -> str:
-    """What an outbox row of ``kind`` is to the group (a message id, translated when
-    shown)."""
-    return {
-        "note": NOTE,
-        "standings": STANDINGS_MESSAGE,
-        "final": FINAL_STANDINGS,
-        "cut": PICTURE,
-        "picture": PICTURE,
-        "seating": SEATING,
-    }.get(kind, RESULT_LINE)

@@ -2,29 +2,24 @@
 game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and players
 a judge adds at his table.
 
-Each owns its transaction with the audit entry and the outbox rows, publishes after the
-commit (which also brings the standings up to date: ``Publisher.publish``; anything
+Each owns its transaction with the audit entry and the outbox rows; after the commit its
+caller's ``Teller`` publishes (which also brings the standings up to date; anything
 ``Database.cached`` read is dropped by the commit itself) and tells other people. The
 one who acts hears first: a use case takes ``acknowledge``, the handler's reply, and
 calls it right after the commit, before the chat and others are told.
 
-What the messages to others look like (texts with the handlers' buttons) is the
-handlers' ``GameViews``; who is told, when, in which language and what happens when
-he can't be reached is decided here.
+Who is told what, when and in which language is decided here; the words and buttons
+of the messages to others, and sending them, are the caller's ``Teller``
+(``bot.publishing.notices.GameTeller``, with the handlers' words), which also reports
+what it sent, so an approval request's messages are stored to be edited once decided.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
-
-from aiogram import Bot
-from aiogram.types import InlineKeyboardMarkup
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, games, players, staff, tournaments, users
 from bot.db import stages as stages_db
@@ -45,53 +40,61 @@ from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
 from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF
-from bot.publishing import Publisher
 from bot.reads.stored_plans import accepted_plan
 from bot.services import N_, Refusal
-from bot.services.notices import Notice, deliver, notice_to, send
+from bot.services.notices import Notice, Outbox, locale_of_user, notice_to
+from bot.services.phrases import Joined, Phrase, StageName, Verbatim, locale_for
 from bot.services.seating_rounds import round_saved
-from bot.texts.i18n import locale_for
-from bot.texts.markup import html_text
-from bot.texts.standings_text import stage_name
 from scoring import Role, protocol
 from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
 
-log = logging.getLogger(__name__)
-
 
 class Runtime(Protocol):
-    """What a game use case talks to."""
-
-    @property
-    def bot(self) -> Bot: ...
+    """What a game use case records in: the database and the group's outbox."""
 
     @property
     def db(self) -> Database: ...
 
     @property
-    def publisher(self) -> Publisher: ...
-
-    @property
-    def i18n(self) -> I18n: ...
+    def publisher(self) -> Outbox: ...
 
 
-# A saved game's result line for the group, in the current locale, given whether its
-# stage hides its figures (D17): then it names the seats without their points.
-ResultLine = Callable[[bool], str]
+# A message sent: (chat id, message id).
+Sent = tuple[int, int]
 
 
-class GameViews(Protocol):
-    """The messages to others, in the locale current when called (HTML)."""
+class Teller(Protocol):
+    """How the game use cases' news reach people once committed: the caller words and
+    sends them (``bot.publishing.notices.GameTeller``), each in the reader's ``locale``,
+    with buttons where a chief judge is asked to decide. A message that can't arrive is
+    logged, and the rest still go."""
 
-    def approval_request(
-        self, game: GameRecord, title: str, approval: ApprovalRow, judge: str
-    ) -> tuple[str, InlineKeyboardMarkup]: ...
+    async def publish(self, tournament_id: int, what: str) -> None:
+        """The group's outbox goes out (a failure is logged: the change is saved)."""
 
-    def approval_decided(self, approval: ApprovalRow, game: GameRecord) -> str: ...
+    async def tell(self, notice: Notice) -> None: ...
 
-    def player_added(
-        self, judge: str, player: PlayerRow, title: str
-    ) -> tuple[str, InlineKeyboardMarkup]: ...
+    async def ask_approval(
+        self, chief: int, locale: str, game: GameRecord, title: str, approval: ApprovalRow,
+        judge: str,
+    ) -> Sent | None:
+        """The chief judge is asked about judge's points above 0.5 (D7); the message
+        sent, None when it could not arrive."""
+
+    async def ask_to_confirm(
+        self, chief: int, locale: str, judge: str, player: PlayerRow, title: str
+    ) -> None:
+        """The chief judge is asked to confirm a player the judge added at his table."""
+
+    async def tell_decision(
+        self, judge: int, locale: str, approval: ApprovalRow, game: GameRecord
+    ) -> None:
+        """The game's judge hears the chief judge's decision on his points."""
+
+
+# A saved game's result line for the group in ``locale``, given whether its stage hides
+# its figures (D17): then it names the seats without their points.
+ResultLine = Callable[[bool, str], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,19 +102,12 @@ class Gone(Refusal):
     """The game was annulled (or deleted) meanwhile: its correction can't be saved."""
 
 
-async def _publish(rt: Runtime, tournament_id: int, what: str) -> None:
-    try:
-        await rt.publisher.publish(rt.bot, tournament_id)
-    except Exception:  # the chat is the publisher's business; the change is saved
-        log.exception("publishing %s failed", what)
-
-
 # -- Save ----------------------------------------------------------------------------------------
 
 
 async def save_game(
     rt: Runtime,
-    views: GameViews,
+    teller: Teller,
     *,
     tournament_id: int,
     draft: GameDraft,
@@ -148,15 +144,15 @@ async def save_game(
         return Refusal(
             N_("Not saved: not among the entrants of the {stage} stage: {players} (the "
                "chief judge may have just replaced one). Seat the table again on the card."),
-            {"players": html_text(", ".join(exc.names)), "stage": html_text(stage_name(exc.stage))},
+            {"players": Verbatim(", ".join(exc.names)), "stage": StageName(exc.stage)},
         )
     except InvalidDraft as exc:
         return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
     await acknowledge(record)
-    await _publish(rt, record.tournament_id, f"game {record.id}")
-    await request_approvals(rt, views, record)
+    await teller.publish(record.tournament_id, f"game {record.id}")
+    await request_approvals(rt, teller, record)
     if correcting is None:
-        await _tell_plan_changes(rt, record, actor)
+        await _tell_plan_changes(rt, teller, record, actor)
     return record
 
 
@@ -191,13 +187,13 @@ def protocol_refusal(draft: GameDraft) -> Refusal | None:
     replayed = protocol.replay(protocol_commands(draft))
     if not isinstance(replayed, protocol.Refusal):
         return None
-    reason = _(replayed.text).format(**replayed.params)
+    reason = Phrase(replayed.text, replayed.params)
     if not replayed.rule[:1].isdigit():  # the team's own ids (D1-D17) are no judge's business
         return Refusal(N_("Not saved: {reason}"), {"reason": reason})
     return Refusal(N_("Not saved: {rule}: {reason}"), {"rule": replayed.rule, "reason": reason})
 
 
-async def _tell_plan_changes(rt: Runtime, game: GameRecord, actor: int) -> None:
+async def _tell_plan_changes(rt: Runtime, teller: Teller, game: GameRecord, actor: int) -> None:
     """A table of the accepted seating plan played with a substitute: the chief judges
     (but the one who saved it) learn who played instead of whom, and that the remaining
     rounds can be re-planned if a player left."""
@@ -215,24 +211,25 @@ async def _tell_plan_changes(rt: Runtime, game: GameRecord, actor: int) -> None:
         chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
         title = (await tournaments.require_tournament(conn, game.tournament_id)).title
 
-    def text() -> str:
-        lines = [
-            _("Seat {seat}: {player} instead of {planned}.").format(
-                seat=seat, player=html_text(nickname),
-                planned=html_text(names.get(pid, "?")),
-            )
-            for seat, nickname, pid in swaps
-        ]
-        return "\n".join([
-            _("«{title}», game {code} was played with a change to the seating plan:").format(
-                title=html_text(title), code=game.code),
-            *lines,
-            _("If a player left the tournament, re-plan the remaining rounds with /seating."),
-        ])
-
+    lines = [
+        Phrase(
+            N_("Seat {seat}: {player} instead of {planned}."),
+            {"seat": seat, "player": Verbatim(nickname),
+             "planned": Verbatim(names.get(pid, "?"))},
+        )
+        for seat, nickname, pid in swaps
+    ]
+    said = Joined((
+        Phrase(
+            N_("«{title}», game {code} was played with a change to the seating plan:"),
+            {"title": Verbatim(title), "code": game.code},
+        ),
+        *lines,
+        Phrase(N_("If a player left the tournament, re-plan the remaining rounds with /seating.")),
+    ), "\n")
     for chief in chiefs:
         if chief.user_id != actor:
-            await _tell(rt, chief.user_id, text)
+            await _tell(rt, teller, chief.user_id, said)
 
 
 async def _save_correction(
@@ -281,8 +278,7 @@ async def _save_new(
         )
         hidden = await stages_db.game_hides_figures(conn, record.id)
         tournament = await tournaments.require_tournament(conn, record.tournament_id)
-        with rt.i18n.use_locale(tournament.language):  # the group reads the tournament's
-            line = summary(hidden)
+        line = summary(hidden, tournament.language)  # the group reads the tournament's
         await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
         await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
     return record
@@ -302,6 +298,7 @@ ONLY_CHIEF_LISTS = Refusal(N_("Only the chief judge can list and correct games."
 
 async def annul_game(
     rt: Runtime,
+    teller: Teller,
     *,
     game: GameRecord,
     actor: int,
@@ -324,7 +321,7 @@ async def annul_game(
             )
             await rt.publisher.enqueue(conn, game.tournament_id)
     await acknowledge(after)
-    await _publish(rt, game.tournament_id, f"annulment of game {game.id}")
+    await teller.publish(game.tournament_id, f"annulment of game {game.id}")
     return after
 
 
@@ -340,7 +337,7 @@ class Decision:
 
 async def decide_approval(
     rt: Runtime,
-    views: GameViews,
+    teller: Teller,
     *,
     approval_id: int,
     actor: int,
@@ -362,8 +359,10 @@ async def decide_approval(
     except AlreadyDecided as exc:
         return Decision(exc.row, game, fresh=False)
     await acknowledge(decision)
-    await _publish(rt, game.tournament_id, f"standings after approval {row.id}")
-    await _tell_judge(rt, views, decision.approval, decision.game)
+    await teller.publish(game.tournament_id, f"standings after approval {row.id}")
+    async with rt.db.read() as conn:
+        locale = await locale_of_user(conn, game.judge_id)
+    await teller.tell_decision(game.judge_id, locale, decision.approval, decision.game)
     return decision
 
 
@@ -388,7 +387,7 @@ async def _decide(
     return Decision(decided, after, fresh=True)
 
 
-async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> None:
+async def request_approvals(rt: Runtime, teller: Teller, game: GameRecord) -> None:
     """Ask every chief judge about each pending approval not asked yet; the judge is
     told when no chief judge could be reached."""
     async with rt.db.read() as conn:
@@ -406,42 +405,31 @@ async def request_approvals(rt: Runtime, views: GameViews, game: GameRecord) -> 
     judge_name = judge.first_name if judge else str(game.judge_id)
     reached = False
     for row in rows:
-        sent: list[tuple[int, int]] = []
+        sent: list[Sent] = []
         for chief in chiefs:
             locale = locale_for(profiles.get(chief.user_id))
-            with rt.i18n.use_locale(locale):
-                text, markup = views.approval_request(game, t.title if t else "", row, judge_name)
-            message = await send(rt.bot, Notice(chief.user_id, text, locale, markup))
+            message = await teller.ask_approval(
+                chief.user_id, locale, game, t.title if t else "", row, judge_name
+            )
             if message is not None:
-                sent.append((message.chat.id, message.message_id))
+                sent.append(message)
         if sent:
             reached = True
             async with rt.db.transaction() as conn:
                 await games.set_approval_messages(conn, row.id, sent)
     if not reached:
-        await _tell(rt, game.judge_id, lambda: _(
+        await _tell(rt, teller, game.judge_id, Phrase(N_(
             "I could not reach the chief judge for the approval. He can decide it in "
             "/games."
-        ))
+        )))
 
 
-async def _tell_judge(
-    rt: Runtime, views: GameViews, approval: ApprovalRow, game: GameRecord
-) -> None:
-    def text() -> str:
-        told = _("The chief judge decided: {decision}").format(
-            decision=views.approval_decided(approval, game)
-        )
-        return told + (" " + _("The game is final now.") if game.status == "final" else "")
-
-    await _tell(rt, game.judge_id, text)
-
-
-async def _tell(rt: Runtime, user_id: int, text: Callable[[], str]) -> None:
+async def _tell(rt: Runtime, teller: Teller, user_id: int, said: Phrase | Joined) -> None:
     """A notice in his own language (bot.services.notices)."""
     async with rt.db.read() as conn:
-        notices = await notice_to(conn, rt.i18n, user_id, text)
-    await deliver(rt.bot, notices)
+        notices = await notice_to(conn, user_id, said)
+    for notice in notices:
+        await teller.tell(notice)
 
 
 # -- players added at a table ---------------------------------------------------------------------
@@ -490,7 +478,7 @@ async def add_player_at_table(
 
 
 async def ask_chiefs_to_confirm(
-    rt: Runtime, views: GameViews, *, tournament_id: int, player_id: int, judge: int
+    rt: Runtime, teller: Teller, *, tournament_id: int, player_id: int, judge: int
 ) -> None:
     """The chief judges (but the judge himself) are asked to confirm a player the
     judge added at his table."""
@@ -507,9 +495,7 @@ async def ask_chiefs_to_confirm(
         if chief.user_id == judge:
             continue
         locale = locale_for(known.get(chief.user_id))
-        with rt.i18n.use_locale(locale):
-            text, markup = views.player_added(judge_name, row, t.title)
-        await send(rt.bot, Notice(chief.user_id, text, locale, markup))
+        await teller.ask_to_confirm(chief.user_id, locale, judge_name, row, t.title)
 
 
 async def decide_table_player(
@@ -551,11 +537,12 @@ async def decide_table_player(
 
 __all__ = [
     "Decision",
-    "GameViews",
     "Gone",
     "ResultLine",
     "Runtime",
+    "Sent",
     "TablePlayer",
+    "Teller",
     "add_player_at_table",
     "annul_game",
     "ask_chiefs_to_confirm",

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
-
 from bot.db import audit, invites, staff, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import InviteInvalid
 from bot.db.invites import InviteKind, IssuedInvite
 from bot.db.tournaments import JUDGE, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, notice_to
-from bot.texts.names import name_of, quoted_title
+from bot.services.notices import FollowUp, notice_to, person
+from bot.services.phrases import Phrase, Title
 
 INVITE_UNKNOWN = Refusal(N_("This invite link is not valid. Ask the chief judge for a new one."))
 INVITE_USED = Refusal(
@@ -71,9 +68,7 @@ class Accepted:
     follow_up: FollowUp  # the chief judge who made the invite is told (the first time)
 
 
-async def accept_judge_invite(
-    db: Database, i18n: I18n, token: str, user_id: int
-) -> Accepted | Refusal:
+async def accept_judge_invite(db: Database, token: str, user_id: int) -> Accepted | Refusal:
     """Spend a judge invite for ``user_id``. The same user's invite again (a redelivered
     /start) changes nothing and tells nobody; the chief judge who made it is told, in
     his language."""
@@ -83,7 +78,7 @@ async def accept_judge_invite(
             return INVITE_UNKNOWN
         tournament = await tournaments.require_tournament(conn, invite.tournament_id)
         current = await staff.staff_role(conn, tournament.id, user_id)
-        title = quoted_title(tournament)
+        title = Title(tournament.title)
         if tournament.status == "finished":
             return Refusal(N_("{title} is finished; it needs no more judges."), {"title": title})
         if current is not None and invite.used_by != user_id:
@@ -100,13 +95,11 @@ async def accept_judge_invite(
         )
         row = await staff.add_staff(conn, tournament.id, user_id, JUDGE, added_by=invite.created_by)
         await audit.record(conn, "staff.add", user_id, tournament.id, user_id, after=row)
-        name = await name_of(conn, user_id)
-        notices = await notice_to(
-            conn, i18n, invite.created_by,
-            lambda: _("{name} accepted your judge invite and is now a judge of {title}.").format(
-                name=name, title=title
-            ),
+        accepted = Phrase(
+            N_("{name} accepted your judge invite and is now a judge of {title}."),
+            {"name": await person(conn, user_id), "title": title},
         )
+        notices = await notice_to(conn, invite.created_by, accepted)
     return Accepted(tournament, FollowUp(notices))
 
 

@@ -16,11 +16,9 @@ import asyncio
 import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
-
-from aiogram.utils.i18n import gettext as _
 
 from bot.db import games, live, players, staff, tournaments
 from bot.db.connection import Conn, Database
@@ -31,8 +29,8 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.games import GameViews, ResultLine, Runtime, save_game
-from bot.texts.live_words import command_text
+from bot.services.games import ResultLine, Runtime, Teller, save_game
+from bot.services.phrases import Command
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
 from scoring import protocol as rules
 from scoring.judging import first_killed_ci
@@ -75,12 +73,9 @@ class Conflict(Refusal):
     """An event's id is stored already with another command: the request stores
     nothing (409). Its text names both commands, in the reader's language."""
 
-    stored: Mapping[str, Any] = field(default_factory=dict)
-    sent: Mapping[str, Any] = field(default_factory=dict)
 
-    def text(self) -> str:
-        return _(self.msgid).format(stored=command_text(self.stored),
-                                    sent=command_text(self.sent))
+def _conflict(stored: Mapping[str, Any], sent: Mapping[str, Any]) -> Conflict:
+    return Conflict(_CONFLICT, {"stored": Command(stored), "sent": Command(sent)})
 
 
 UNKNOWN = Unknown(N_("There is no such live protocol."))
@@ -315,7 +310,7 @@ async def append_events(
         known = await live.known_commands(conn, draft.id, ids)
         for event_id, command in events:
             if event_id in known and not _same(known[event_id], command):
-                return Conflict(_CONFLICT, stored=known[event_id], sent=command)
+                return _conflict(known[event_id], command)
         stored = await live.events(conn, draft.id)
         p = _replay(stored)
         applied: list[str] = []
@@ -417,7 +412,7 @@ def closed(s: Snapshot) -> Refusal | None:
 
 async def save(
     rt: Runtime,
-    views: GameViews,
+    teller: Teller,
     s: Snapshot,
     draft: GameDraft,
     *,
@@ -438,7 +433,7 @@ async def save(
 
     return await save_game(
         rt,
-        views,
+        teller,
         tournament_id=s.draft.tournament_id,
         draft=draft,
         correcting=None,

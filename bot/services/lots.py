@@ -12,21 +12,15 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
-
 from bot.db import lots, players
 from bot.db.audit import record
 from bot.db.connection import Conn, Database
 from bot.db.lots import LotRow
 from bot.db.tournaments import TournamentRow
-from bot.publishing import Publisher
 from bot.reads.standings import StandingsService, TournamentStandings, lot_due
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp
-from bot.texts.markup import html_text
-from bot.texts.rating_format import place_labels
-from bot.texts.standings_text import hidden, stage_name
+from bot.services.notices import FollowUp, Outbox
+from bot.services.phrases import Joined, Phrase, StageName, Verbatim
 from scoring import InvalidGameError
 
 DRAWN_ALREADY = N_("The lot for this group was drawn already and is kept.")
@@ -88,17 +82,17 @@ def _stage_of(ts: TournamentStandings) -> Mapping[str, tuple[int, str]]:
 
 
 def _tied(ts: TournamentStandings, ids: Mapping[str, int]) -> list[TiedGroup]:
-    rows = ts.standings.rows
-    labels = place_labels([r.place for r in rows])
-    by_place: dict[int, tuple[str, list[str]]] = {}
-    for label, row in zip(labels, rows, strict=True):
-        by_place.setdefault(row.place, (label, []))[1].append(row.player)
+    by_place: dict[int, list[str]] = {}
+    for row in ts.standings.rows:
+        by_place.setdefault(row.place, []).append(row.player)
     stage_of = _stage_of(ts)
-    shut = hidden(ts.stage)  # the current stage's ties; once finished, nothing is hidden
+    # D17: the current stage's ties; once finished, nothing is hidden.
+    shut = ts.stage is not None and ts.stage.row.hides_figures
     groups = []
-    for place, (label, names) in by_place.items():
+    for place, names in by_place.items():
         if len(names) < 2:
             continue
+        label = f"{place}–{place + len(names) - 1}"  # a shared place, as the standings show it
         number, title = stage_of.get(names[0], (1, None))
         found = TiedGroup(place, label, names, [ids.get(n, 0) for n in names], number, title, shut)
         groups.append(found)
@@ -117,7 +111,7 @@ async def tied_groups(
                 "{title}: the standings can't be computed until a stored game is "
                 "corrected; no lot can be drawn."
             ),
-            {"title": html_text(tournament.title)},
+            {"title": Verbatim(tournament.title)},
         )
     not_yet = _not_yet(tournament, ts)
     if not_yet is not None:
@@ -143,7 +137,7 @@ def _not_yet(tournament: TournamentRow, ts: TournamentStandings) -> Refusal | No
             "may break a tie."
         ),
         {
-            "title": html_text(tournament.title),
+            "title": Verbatim(tournament.title),
             "distance": distance,
             "short": sum(row.games < distance for row in ts.standings.rows),
         },
@@ -153,21 +147,20 @@ def _not_yet(tournament: TournamentRow, ts: TournamentStandings) -> Refusal | No
 @dataclass(frozen=True, slots=True)
 class Drawn:
     group: TiedGroup
-    order: str  # the places as drawn: "5. P6, 6. P1"
+    order: Joined  # the places as drawn: "5. P6, 6. P1"
     follow_up: FollowUp  # the group is told; the standings follow the lot
 
 
-def drawn_order(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> str:
-    return ", ".join(
-        f"{first + n}. {html_text(by_id[pid])}" for n, pid in enumerate(order)
-    )
+def drawn_order(first: int, order: Sequence[int], by_id: Mapping[int, str]) -> Joined:
+    return Joined(tuple(
+        Joined((f"{first + n}.", Verbatim(by_id[pid])), " ") for n, pid in enumerate(order)
+    ))
 
 
 async def draw_lot(
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     digest: str,
     actor_id: int,
@@ -187,28 +180,25 @@ async def draw_lot(
         )
         await _record(conn, tournament, group, lot, by_id, actor_id)
         text = drawn_order(group.place, lot.order, by_id)
-        # The group reads the tournament's language.
-        with i18n.use_locale(tournament.language):
-            if group.hidden:  # D17: neither the places nor who shares them
-                note = _(
-                    "🎲 The chief judge drew a lot of the {stage} stage (8.7.5); its places "
-                    "are hidden until it ends."
-                ).format(stage=html_text(stage_name(group.stage_title or "")))
-            elif group.stage_title is None:
-                note = _(
-                    "🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."
-                ).format(places=group.label, order=text)
-            else:
-                note = _(
-                    "🎲 Lot of the {stage} stage for places {places} (8.7.5), drawn by the "
-                    "chief judge: {order}."
-                ).format(
-                    stage=html_text(stage_name(group.stage_title)),
-                    places=group.label,
-                    order=text,
-                )
+        if group.hidden:  # D17: neither the places nor who shares them
+            note = Phrase(
+                N_("🎲 The chief judge drew a lot of the {stage} stage (8.7.5); its places "
+                   "are hidden until it ends."),
+                {"stage": StageName(group.stage_title or "")},
+            )
+        elif group.stage_title is None:
+            note = Phrase(
+                N_("🎲 Lot for places {places} (8.7.5), drawn by the chief judge: {order}."),
+                {"places": group.label, "order": text},
+            )
+        else:
+            note = Phrase(
+                N_("🎲 Lot of the {stage} stage for places {places} (8.7.5), drawn by the "
+                   "chief judge: {order}."),
+                {"stage": StageName(group.stage_title), "places": group.label, "order": text},
+            )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)  # the order changes
-    return Drawn(group, text, FollowUp(publisher=publisher, tournament_id=tournament.id, now=True))
+    return Drawn(group, text, FollowUp(tournament_id=tournament.id, now=True))
 
 
 async def _still_tied(

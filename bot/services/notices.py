@@ -1,93 +1,61 @@
-"""What a use case leaves to be sent once the acting user has his answer: notices to
-other people (each in its reader's language) and the group's outbox.
+"""What a use case leaves to be told once the acting user has his answer: notices to
+other people, each in its reader's language, and the group's outbox to post now.
 
-The use case decides who is told what; the handler answers the acting user first, then
-runs the :class:`FollowUp`, attaching the buttons (its callback data) where a notice
-asks for a decision. The game use cases (``bot.services.games``) send theirs themselves
-after the handler's ``acknowledge``, because they store what was sent (an approval
-request's messages, edited once it is decided); they send through ``send`` too, so a
-notice that can't arrive is handled in one place.
+The use case decides who is told what, in which language; the caller answers the
+acting user first, then delivers the :class:`FollowUp` through ``bot.publishing.notices``
+(which words each notice and attaches the caller's buttons where one asks for a
+decision). The game use cases (``bot.services.games``) tell theirs through the
+:class:`~bot.services.games.Teller` their caller passes, because they store what was
+sent (an approval request's messages, edited once it is decided).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
-from aiogram.types import InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
+from typing import Protocol
 
 from bot.db import users
 from bot.db.connection import Conn
-from bot.texts.i18n import DEFAULT_LOCALE, locale_for
-
-if TYPE_CHECKING:  # the publisher's own notices (bot.publishing) are sent from here too
-    from bot.publishing import Publisher
-
-log = logging.getLogger(__name__)
+from bot.services.phrases import DEFAULT_LOCALE, Person, Said, locale_for
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A private message to someone other than the person acting."""
+    """A private message to someone other than the person acting: what is said, in the
+    reader's ``locale`` (None: the current one; also the language of its buttons)."""
 
     chat_id: int
-    text: str
-    locale: str | None = None  # the reader's (its text is in it), for the buttons under it
-    markup: InlineKeyboardMarkup | None = None  # its own buttons, made in its language
-
-
-# Buttons under every notice: the same ones, or made for each in its reader's language.
-Markup = InlineKeyboardMarkup | Callable[[], InlineKeyboardMarkup] | None
+    said: Said
+    locale: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class FollowUp:
     notices: tuple[Notice, ...] = ()
-    # The tournament whose outbox (filled in the use case's transaction) goes out now.
-    publisher: Publisher | None = None
-    tournament_id: int = 0
+    # The tournament whose outbox (filled in the use case's transaction) goes out now;
+    # None: nothing to post.
+    tournament_id: int | None = None
     now: bool = False
 
-    async def run(self, bot: Bot, markup: Markup = None) -> int:
-        """Send the notices (``markup`` under each), then publish; how many arrived."""
-        delivered = await deliver(bot, self.notices, markup)
-        if self.publisher is not None:
-            await self.publisher.publish(bot, self.tournament_id, now=self.now)
-        return delivered
 
+class Outbox(Protocol):
+    """Where a use case records, in its transaction, what the tournament's group must
+    be told (``bot.publishing.Publisher``). A ``note`` is said in the group's language,
+    the tournament's, when it is recorded."""
 
-async def deliver(bot: Bot, notices: Iterable[Notice], markup: Markup = None) -> int:
-    """Send each notice; one that can't arrive (he never started the bot, blocked it) is
-    logged and the rest still go. Returns how many arrived."""
-    sent = [await send(bot, notice, markup) for notice in notices]
-    return sum(message is not None for message in sent)
-
-
-async def send(bot: Bot, notice: Notice, markup: Markup = None) -> Message | None:
-    """One notice, with its own buttons or ``markup``; None when it can't arrive."""
-    try:
-        buttons = notice.markup or _buttons(markup, notice.locale)
-        return await bot.send_message(notice.chat_id, notice.text, reply_markup=buttons)
-    except TelegramForbiddenError as exc:  # blocked the bot, or never started it
-        log.info("notice to %s not delivered: %s", notice.chat_id, exc)
-    except TelegramAPIError as exc:
-        log.warning("notice to %s not delivered: %s", notice.chat_id, exc)
-    return None
-
-
-def _buttons(markup: Markup, locale: str | None) -> InlineKeyboardMarkup | None:
-    if not callable(markup):
-        return markup
-    i18n = I18n.get_current(no_error=True)
-    if locale is None or i18n is None:
-        return markup()
-    with i18n.use_locale(locale):
-        return markup()
+    async def enqueue(
+        self,
+        conn: Conn,
+        tournament_id: int,
+        *,
+        result: str | None = None,
+        game_id: int | None = None,
+        note: Said | None = None,
+        standings: bool = False,
+        final: bool = False,
+        cut: int | None = None,
+    ) -> None: ...
 
 
 async def locale_of_user(conn: Conn, user_id: int | None) -> str:
@@ -97,12 +65,19 @@ async def locale_of_user(conn: Conn, user_id: int | None) -> str:
     return locale_for(await users.get_user(conn, user_id))
 
 
-async def notice_to(
-    conn: Conn, i18n: I18n, user_id: int | None, text: Callable[[], str]
-) -> tuple[Notice, ...]:
-    """A notice to ``user_id`` (none for nobody) with ``text()`` written in his language."""
+async def notice_to(conn: Conn, user_id: int | None, said: Said) -> tuple[Notice, ...]:
+    """A notice to ``user_id`` (none for nobody), said in his language."""
     if user_id is None:
         return ()
-    locale = await locale_of_user(conn, user_id)
-    with i18n.use_locale(locale):
-        return (Notice(user_id, text(), locale),)
+    return (Notice(user_id, said, await locale_of_user(conn, user_id)),)
+
+
+async def person(conn: Conn, user_id: int) -> Person:
+    """``user_id`` as notices and lists name him."""
+    return Person(user_id, await users.get_user(conn, user_id))
+
+
+async def people(conn: Conn, user_ids: Iterable[int]) -> dict[int, Person]:
+    ids = list(user_ids)
+    found = await users.get_users(conn, ids)
+    return {uid: Person(uid, found.get(uid)) for uid in ids}

@@ -9,10 +9,6 @@ confirms it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
-
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
 
 from bot.db import audit, games, invites, players, staff, tournaments
 from bot.db.connection import Conn, Database
@@ -22,11 +18,10 @@ from bot.db.tournaments import CHIEF, TournamentRow
 from bot.reads.stored_plans import load_accepted
 from bot.services import N_, Refusal
 from bot.services.invites import INVITE_REVOKED, INVITE_UNKNOWN
-from bot.services.notices import FollowUp, Notice, notice_to
+from bot.services.notices import FollowUp, Notice, notice_to, people, person
+from bot.services.phrases import Nick, Person, Phrase, Title, Verbatim
 from bot.services.refusals import ONLY_CHIEF, OUT_OF_DATE, REGISTRATION_CLOSED
 from bot.services.staff import staff_tournaments, tournament_and_role
-from bot.texts.markup import html_text
-from bot.texts.names import name_of, names_of, nick, quoted_title
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +38,7 @@ def check_nickname(raw: str) -> str | Refusal:
     if len(shown) > MAX_NICKNAME:
         return Refusal(
             N_("A nickname is 1–{max} characters; «{nick}…» has {length}."),
-            {"max": MAX_NICKNAME, "nick": html_text(shown[:MAX_NICKNAME]), "length": len(shown)},
+            {"max": MAX_NICKNAME, "nick": Verbatim(shown[:MAX_NICKNAME]), "length": len(shown)},
         )
     if shown:
         return Refusal(
@@ -53,7 +48,7 @@ def check_nickname(raw: str) -> str | Refusal:
 
 
 def already_registered(mine: PlayerRow, tournament: TournamentRow) -> Refusal:
-    params = {"title": quoted_title(tournament), "nick": nick(mine.nickname)}
+    params = {"title": Title(tournament.title), "nick": Nick(mine.nickname)}
     if mine.status == "confirmed":
         return Refusal(N_("You are registered in {title} as {nick} already."), params)
     return Refusal(
@@ -105,31 +100,29 @@ class Application:
     tournament: TournamentRow
     player: PlayerRow  # the new application, or the roster player claimed
     claim: bool
-    request: str  # what the chief judges are asked
+    request: Phrase  # what the chief judges are asked
     follow_up: FollowUp  # the request, to every chief judge
 
 
 async def request_text(
     conn: Conn, tournament: TournamentRow, nickname: str, user_id: int, *, claim: bool
-) -> str:
+) -> Phrase:
     """What the chief judge is asked (rebuilt from the database when he decides)."""
-    return _request(tournament, nickname, await name_of(conn, user_id), claim=claim)
+    return _request(tournament, nickname, await person(conn, user_id), claim=claim)
 
 
-def _request(tournament: TournamentRow, nickname: str, name: str, *, claim: bool) -> str:
-    title = quoted_title(tournament)
+def _request(tournament: TournamentRow, nickname: str, name: Person, *, claim: bool) -> Phrase:
+    params = {"name": name, "nick": Nick(nickname), "title": Title(tournament.title)}
     if claim:
-        return _(
-            "{name} says the roster player {nick} of {title} is them. Link the account?"
-        ).format(name=name, nick=nick(nickname), title=title)
-    return _("New player for {title}: {nick}, {name}.").format(
-        title=title, nick=nick(nickname), name=name
-    )
+        return Phrase(
+            N_("{name} says the roster player {nick} of {title} is them. Link the account?"),
+            params,
+        )
+    return Phrase(N_("New player for {title}: {nick}, {name}."), params)
 
 
 async def apply(
     db: Database,
-    i18n: I18n,
     user_id: int,
     tournament_id: int,
     shown: str,
@@ -138,7 +131,8 @@ async def apply(
 ) -> Application | Refusal:
     """Apply as ``shown`` (a checked nickname): a new application, or the claim of the
     unlinked roster player of that nickname. Each chief judge is asked in his own
-    language; ``request`` is in the caller's (the group's, where no chief can be told)."""
+    language; ``request`` is said in the caller's (the group's, where no chief can be
+    told)."""
     async with db.transaction() as conn:
         tournament = await tournaments.get_tournament(conn, tournament_id)
         if tournament is None or tournament.status == "finished":
@@ -153,19 +147,17 @@ async def apply(
                     "The nickname {nick} is taken by another player of {title}. "
                     "Choose another one."
                 ),
-                {"nick": nick(found.nickname), "title": quoted_title(tournament)},
+                {"nick": Nick(found.nickname), "title": Title(tournament.title)},
             )
         player = found or await _add_application(conn, tournament_id, user_id, shown, invite_token)
         if player is None:
             return TryAgain(N_("Someone was quicker. Send /join again."))
         claim = found is not None
-        asked = partial(
-            _request, tournament, player.nickname, await name_of(conn, user_id), claim=claim
-        )
+        asked = _request(tournament, player.nickname, await person(conn, user_id), claim=claim)
         notices: tuple[Notice, ...] = ()
         for chief in await staff.list_staff(conn, tournament_id, role=CHIEF):
-            notices += await notice_to(conn, i18n, chief.user_id, asked)
-    return Application(tournament, player, claim, asked(), FollowUp(notices))
+            notices += await notice_to(conn, chief.user_id, asked)
+    return Application(tournament, player, claim, asked, FollowUp(notices))
 
 
 async def _cannot_apply(
@@ -202,36 +194,33 @@ class Decided:
     """How a request stands after the chief judge's tap."""
 
     player: PlayerRow
-    answer: str  # the tap's answer (HTML, shown plain)
-    line: str  # under the request: how it was decided (HTML)
+    answer: Phrase  # the tap's answer (shown plain)
+    line: Phrase  # under the request: how it was decided
     changed: bool  # False: nothing changed (decided already, or can't be)
     follow_up: FollowUp = field(default_factory=FollowUp)
 
 
-def decided_text(player: PlayerRow, applicant: str | None = None) -> str:
-    """The decision, naming who applied (``names_of``' HTML) when an account did."""
+def decided_text(player: PlayerRow, applicant: Person | None = None) -> Phrase:
+    """The decision, naming who applied when an account did."""
+    params: dict[str, object] = {"nick": Nick(player.nickname)}
     if applicant is None:
         if player.status == "confirmed":
-            return _("✅ {nick} is confirmed.").format(nick=nick(player.nickname))
-        return _("❌ {nick} is rejected.").format(nick=nick(player.nickname))
+            return Phrase(N_("✅ {nick} is confirmed."), params)
+        return Phrase(N_("❌ {nick} is rejected."), params)
+    params["name"] = applicant
     if player.status == "confirmed":
-        return _("✅ {name} confirmed as {nick}.").format(
-            name=applicant, nick=nick(player.nickname)
-        )
-    return _("❌ {name}: the application as {nick} is rejected.").format(
-        name=applicant, nick=nick(player.nickname)
-    )
+        return Phrase(N_("✅ {name} confirmed as {nick}."), params)
+    return Phrase(N_("❌ {name}: the application as {nick} is rejected."), params)
 
 
-async def _decision_line(conn: Conn, player: PlayerRow) -> str:
+async def _decision_line(conn: Conn, player: PlayerRow) -> Phrase:
     """``decided_text`` naming who applied as ``player`` (nobody for a roster line)."""
-    applicant = None if player.user_id is None else await name_of(conn, player.user_id)
+    applicant = None if player.user_id is None else await person(conn, player.user_id)
     return decided_text(player, applicant)
 
 
 async def decide_application(
     db: Database,
-    i18n: I18n,
     player: PlayerRow,
     tournament: TournamentRow,
     *,
@@ -246,13 +235,12 @@ async def decide_application(
         if before.status != "pending":
             line = await _decision_line(conn, before)
             why = Refusal(N_("Decided already: {status}"), {"status": line})
-            return Decided(before, why.text(), line, changed=False)
+            return Decided(before, why, line, changed=False)
         decided = await _decide(conn, before, confirm, actor_id)
         if isinstance(decided, Refusal):
-            return Decided(before, decided.text(), await _decision_line(conn, before), False)
+            return Decided(before, decided, await _decision_line(conn, before), False)
         line = await _decision_line(conn, decided)
-        told = partial(_told_decision, decided, tournament)
-        notices = await notice_to(conn, i18n, decided.user_id, told)
+        notices = await notice_to(conn, decided.user_id, _told_decision(decided, tournament))
     return Decided(decided, line, line, changed=True, follow_up=FollowUp(notices))
 
 
@@ -273,25 +261,24 @@ async def _decide(
     return decided
 
 
-def _told_decision(player: PlayerRow, tournament: TournamentRow) -> str:
+def _told_decision(player: PlayerRow, tournament: TournamentRow) -> Phrase:
     if player.status == "confirmed":
-        note = _("You are in: {nick} is confirmed for {title}.")
+        note = N_("You are in: {nick} is confirmed for {title}.")
     else:
-        note = _("Your application as {nick} to {title} was rejected by the chief judge.")
-    return note.format(nick=nick(player.nickname), title=quoted_title(tournament))
+        note = N_("Your application as {nick} to {title} was rejected by the chief judge.")
+    return Phrase(note, {"nick": Nick(player.nickname), "title": Title(tournament.title)})
 
 
-def _told_claim(player: PlayerRow, tournament: TournamentRow, *, linked: bool) -> str:
+def _told_claim(player: PlayerRow, tournament: TournamentRow, *, linked: bool) -> Phrase:
     if linked:
-        note = _("You are in: {nick} of {title} is now your account.")
+        note = N_("You are in: {nick} of {title} is now your account.")
     else:
-        note = _("The chief judge did not confirm that you are {nick} in {title}.")
-    return note.format(nick=nick(player.nickname), title=quoted_title(tournament))
+        note = N_("The chief judge did not confirm that you are {nick} in {title}.")
+    return Phrase(note, {"nick": Nick(player.nickname), "title": Title(tournament.title)})
 
 
 async def decide_claim(
     db: Database,
-    i18n: I18n,
     player: PlayerRow,
     tournament: TournamentRow,
     *,
@@ -305,18 +292,17 @@ async def decide_claim(
         return OUT_OF_DATE
     if not link:
         async with db.read() as conn:
-            told = partial(_told_claim, player, tournament, linked=False)
-            notices = await notice_to(conn, i18n, claimant, told)
-        line = _("❌ Not linked to {nick}.").format(nick=nick(player.nickname))
-        return Decided(player, _("Not linked."), line, False, FollowUp(notices))
+            told = _told_claim(player, tournament, linked=False)
+            notices = await notice_to(conn, claimant, told)
+        line = Phrase(N_("❌ Not linked to {nick}."), {"nick": Nick(player.nickname)})
+        return Decided(player, Phrase(N_("Not linked.")), line, False, FollowUp(notices))
     async with db.transaction() as conn:
         linked = await _link(conn, player.id, claimant, actor_id)
         if isinstance(linked, Refusal):
-            return Decided(player, linked.text(), linked.text(), changed=False)
-        told = partial(_told_claim, linked, tournament, linked=True)
-        notices = await notice_to(conn, i18n, claimant, told)
-    line = _("✅ Linked to {nick}.").format(nick=nick(linked.nickname))
-    return Decided(linked, _("Linked."), line, True, FollowUp(notices))
+            return Decided(player, linked, linked, changed=False)
+        notices = await notice_to(conn, claimant, _told_claim(linked, tournament, linked=True))
+    line = Phrase(N_("✅ Linked to {nick}."), {"nick": Nick(linked.nickname)})
+    return Decided(linked, Phrase(N_("Linked.")), line, True, FollowUp(notices))
 
 
 async def _link(conn: Conn, player_id: int, claimant: int, actor_id: int) -> PlayerRow | Refusal:
@@ -333,7 +319,7 @@ async def _link(conn: Conn, player_id: int, claimant: int, actor_id: int) -> Pla
         other = await players.require_player(conn, exc.player_id)
         return Refusal(
             N_("That account plays in this tournament as {nick} already."),
-            {"nick": html_text(other.nickname)},
+            {"nick": Verbatim(other.nickname)},
         )
     await audit.record(
         conn, "player.link", player_id, before.tournament_id, actor_id, before=before, after=linked
@@ -341,17 +327,19 @@ async def _link(conn: Conn, player_id: int, claimant: int, actor_id: int) -> Pla
     return linked
 
 
-async def applications(db: Database, tournament_id: int) -> tuple[list[PlayerRow], dict[int, str]]:
+async def applications(
+    db: Database, tournament_id: int
+) -> tuple[list[PlayerRow], dict[int, Person]]:
     """The applications waiting for the chief judge, and who sent them."""
     async with db.read() as conn:
         pending = await players.list_players(conn, tournament_id, status="pending")
-        names = await names_of(conn, [p.user_id for p in pending if p.user_id is not None])
+        names = await people(conn, [p.user_id for p in pending if p.user_id is not None])
     return pending, names
 
 
 async def request_of(
     db: Database, tournament: TournamentRow, nickname: str, user_id: int, *, claim: bool
-) -> str:
+) -> Phrase:
     async with db.read() as conn:
         return await request_text(conn, tournament, nickname, user_id, claim=claim)
 
@@ -364,7 +352,7 @@ class RosterReport:
     tournament: TournamentRow
     created: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
-    bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+    bad: list[tuple[int, Refusal]] = field(default_factory=list)  # (line number, why)
 
 
 async def import_roster(
@@ -382,7 +370,9 @@ async def import_roster(
             return ONLY_CHIEF
         report = RosterReport(tournament)
         await _import(conn, report, lines, actor_id)
-        after = {"created": report.created, "duplicates": report.duplicates, "bad": report.bad}
+        # A bad line's reason as its message id and parameters, in no reader's language.
+        bad = [(number, why.msgid, why.params) for number, why in report.bad]
+        after = {"created": report.created, "duplicates": report.duplicates, "bad": bad}
         await audit.audit(
             conn,
             action="roster.import",
@@ -403,7 +393,7 @@ async def _import(conn: Conn, report: RosterReport, lines: list[str], actor_id: 
             continue
         shown = check_nickname(line)
         if isinstance(shown, Refusal):
-            report.bad.append((number, shown.text()))
+            report.bad.append((number, shown))
             continue
         key = players.nickname_key(shown)
         if key in seen or await players.find_player_by_nickname(conn, tid, shown):
@@ -467,10 +457,10 @@ async def withdraw(
         if await staff.staff_role(conn, tournament_id, actor_id) != CHIEF:
             return ONLY_CHIEF
         before = await players.find_player_by_nickname(conn, tournament_id, nickname)
-        params = {"nick": nick(nickname), "title": quoted_title(tournament)}
+        params: dict[str, object] = {"nick": Nick(nickname), "title": Title(tournament.title)}
         if before is None:
             return Refusal(N_("{title} has no player {nick}."), params)
-        params["nick"] = nick(before.nickname)
+        params["nick"] = Nick(before.nickname)
         if before.status != "confirmed":
             return Refusal(
                 N_("{nick} is not confirmed: reject the application in /tournament instead."),

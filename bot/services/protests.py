@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
-
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
 
 from bot.db import games, players, protests, staff, tournaments, users
 from bot.db.audit import record
@@ -21,14 +17,10 @@ from bot.db.errors import AlreadyDecided, GameAnnulled, NotFound, NotSeated, Pro
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.protests import ProtestRow
-from bot.db.tournaments import CHIEF, DEFAULT_LANGUAGE, TournamentRow
-from bot.publishing import Publisher
+from bot.db.tournaments import CHIEF, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, Notice, notice_to
-from bot.texts.i18n import locale_for
-from bot.texts.localtime import clock
-from bot.texts.markup import html_text
-from bot.texts.rating_format import protest_note
+from bot.services.notices import FollowUp, Notice, Outbox, notice_to
+from bot.services.phrases import Clock, Joined, Phrase, ProtestNote, Verbatim, locale_for
 
 MAX_SHOWN_REASON = 1500  # of the stored text, on the chief's card (a message holds 4096)
 
@@ -42,36 +34,39 @@ NOT_SEATED = Refusal(
 )
 
 
-# -- texts ------------------------------------------------------------------------------
+# -- what is said of them -----------------------------------------------------------------
 
 
-def game_name(game: GameRecord) -> str:
-    return _("round {round}, table {table}").format(round=game.round, table=game.table_no)
+def game_name(game: GameRecord) -> Phrase:
+    return Phrase(N_("round {round}, table {table}"), {"round": game.round, "table": game.table_no})
 
 
 def card_text(
     protest: ProtestRow, game: GameRecord, tournament: TournamentRow, nickname: str
-) -> str:
+) -> Phrase:
     """The protest as the chief judge decides it."""
     seat = game.seat_of(protest.player_id)
     reason = protest.text
     if len(reason) > MAX_SHOWN_REASON:
         reason = reason[:MAX_SHOWN_REASON] + "…"
     tz, ended = tournament.timezone, game.ended_at
-    return _(
-        "⚖️ <b>Protest #{id}</b> · {title}\n"
-        "Game: {game}; from {nickname} (seat {seat})\n"
-        "Filed at {filed}; the deadline was {deadline} (8.8.1)\n"
-        "Reason: {reason}"
-    ).format(
-        id=protest.id,
-        title=html_text(tournament.title),
-        game=game_name(game),
-        nickname=html_text(nickname),
-        seat=seat.seat if seat else "?",
-        filed=clock(protest.filed_at, tz, ended),
-        deadline=clock(game.protest_deadline, tz, ended),
-        reason=html_text(reason),
+    return Phrase(
+        N_(
+            "⚖️ <b>Protest #{id}</b> · {title}\n"
+            "Game: {game}; from {nickname} (seat {seat})\n"
+            "Filed at {filed}; the deadline was {deadline} (8.8.1)\n"
+            "Reason: {reason}"
+        ),
+        {
+            "id": protest.id,
+            "title": Verbatim(tournament.title),
+            "game": game_name(game),
+            "nickname": Verbatim(nickname),
+            "seat": seat.seat if seat else "?",
+            "filed": Clock(protest.filed_at, tz, ended),
+            "deadline": Clock(game.protest_deadline, tz, ended),
+            "reason": Verbatim(reason),
+        },
     )
 
 
@@ -81,7 +76,7 @@ def already_protested(game: GameRecord, protest: ProtestRow) -> Refusal:
             "You have already protested {game}: {protest}. One protest per player and game "
             "(8.8); nothing new was recorded."
         ),
-        {"game": game_name(game), "protest": protest_note(protest.id, protest.status)},
+        {"game": game_name(game), "protest": ProtestNote(protest.id, protest.status)},
     )
 
 
@@ -89,8 +84,8 @@ def decided_already(protest: ProtestRow, tz: str | None) -> Refusal:
     return Refusal(
         N_("Already decided: {protest} at {at}. The decision is final (8.8.4)."),
         {
-            "protest": protest_note(protest.id, protest.status),
-            "at": clock(protest.decided_at, tz) if protest.decided_at else "?",
+            "protest": ProtestNote(protest.id, protest.status),
+            "at": Clock(protest.decided_at, tz) if protest.decided_at else "?",
         },
     )
 
@@ -176,9 +171,9 @@ def too_late(game: GameRecord, sent: datetime, tz: str | None) -> Refusal:
         ),
         {
             "game": game_name(game),
-            "ended": clock(game.ended_at, tz, sent),
-            "deadline": clock(game.protest_deadline, tz, sent),
-            "sent": clock(sent, tz),
+            "ended": Clock(game.ended_at, tz, sent),
+            "deadline": Clock(game.protest_deadline, tz, sent),
+            "sent": Clock(sent, tz),
         },
     )
 
@@ -222,7 +217,7 @@ class _Refused(Exception):
 
 
 async def file_protest(
-    db: Database, i18n: I18n, publisher: Publisher, game_id: int, source: Source, user_id: int
+    db: Database, publisher: Outbox, game_id: int, source: Source, user_id: int
 ) -> Filed | Refusal:
     """Store the protest, or refuse it storing nothing."""
     try:
@@ -249,14 +244,11 @@ async def file_protest(
         return Refusal(N_("That game was annulled; there is nothing to protest."))
     except NotFound:
         return GAME_GONE
-    cards = []
-    for chief in chiefs:
-        profile = profiles.get(chief.user_id)
-        locale = locale_for(profile)
-        with i18n.use_locale(locale):
-            text = card_text(protest, game, tournament, nickname)
-        cards.append(Notice(chief.user_id, text, locale))
-    return Filed(protest, game, FollowUp(tuple(cards), publisher, game.tournament_id))
+    card = card_text(protest, game, tournament, nickname)
+    cards = tuple(
+        Notice(chief.user_id, card, locale_for(profiles.get(chief.user_id))) for chief in chiefs
+    )
+    return Filed(protest, game, FollowUp(cards, game.tournament_id))
 
 
 async def _add_protest(
@@ -293,7 +285,7 @@ async def _filed_too_late(db: Database, game: GameRecord, late: ProtestTooLate) 
             "(8.8.1); the deadline was {deadline}, your message is from {sent}. "
             "Nothing was recorded."
         ),
-        {"deadline": clock(late.deadline, tz, late.filed_at), "sent": clock(late.filed_at, tz)},
+        {"deadline": Clock(late.deadline, tz, late.filed_at), "sent": Clock(late.filed_at, tz)},
     )
 
 
@@ -306,9 +298,9 @@ async def _timezone_of(db: Database, tournament_id: int) -> str | None:
 # -- the chief judge decides ------------------------------------------------------------
 
 
-async def open_protests(db: Database, chosen: list[TournamentRow]) -> list[tuple[str, int]]:
+async def open_protests(db: Database, chosen: list[TournamentRow]) -> list[tuple[Phrase, int]]:
     """The cards of the tournaments' open protests, with their ids."""
-    cards: list[tuple[str, int]] = []
+    cards: list[tuple[Phrase, int]] = []
     async with db.read() as conn:
         for tournament in chosen:
             for protest in await protests.open_protests(conn, tournament.id):
@@ -329,8 +321,7 @@ class Decided:
 
 async def decide_protest(
     db: Database,
-    i18n: I18n,
-    publisher: Publisher,
+    publisher: Outbox,
     protest_id: int,
     *,
     upheld: bool,
@@ -358,47 +349,44 @@ async def decide_protest(
                 conn, "protest.decide", decided.id, tournament_id, actor_id,
                 before=before, after=decided, at=now,
             )
-            await _tell_group(conn, i18n, publisher, decided, game)
-            notices = await notice_to(conn, i18n, decided.user_id, partial(told, decided, game))
+            await _tell_group(conn, publisher, decided, game)
+            notices = await notice_to(conn, decided.user_id, told(decided, game))
     except AlreadyDecided as error:
         return decided_already(error.row, await _timezone_of(db, tournament_id))
     except NotFound:
         return Refusal(N_("This protest no longer exists."))
-    follow_up = FollowUp(notices, publisher, tournament_id, now=True)
+    follow_up = FollowUp(notices, tournament_id, now=True)
     return Decided(decided, game, follow_up)
 
 
 async def _tell_group(
-    conn: Conn, i18n: I18n, publisher: Publisher, decided: ProtestRow, game: GameRecord
+    conn: Conn, publisher: Outbox, decided: ProtestRow, game: GameRecord
 ) -> None:
     """The group's note of the decision; the game no longer waits for it, so the
     standings change too."""
-    tournament = await tournaments.get_tournament(conn, game.tournament_id)
-    # The group reads the tournament's language.
-    with i18n.use_locale(tournament.language if tournament else DEFAULT_LANGUAGE):
-        if decided.status == "upheld":
-            note = _("⚖️ Protest #{id} against {game} was upheld by the chief judge (8.8.4).")
-        else:
-            note = _("⚖️ Protest #{id} against {game} was rejected by the chief judge (8.8.4).")
-        note = note.format(id=decided.id, game=game_name(game))
-    await publisher.enqueue(conn, game.tournament_id, note=note, standings=True)
+    if decided.status == "upheld":
+        note = N_("⚖️ Protest #{id} against {game} was upheld by the chief judge (8.8.4).")
+    else:
+        note = N_("⚖️ Protest #{id} against {game} was rejected by the chief judge (8.8.4).")
+    said = Phrase(note, {"id": decided.id, "game": game_name(game)})
+    await publisher.enqueue(conn, game.tournament_id, note=said, standings=True)
 
 
-def told(decided: ProtestRow, game: GameRecord) -> str:
+def told(decided: ProtestRow, game: GameRecord) -> Phrase | Joined:
     """The decision as the player who filed the protest is told it."""
     if decided.status == "upheld":
-        text = _(
+        text = N_(
             "Your protest #{id} against {game} was upheld by the chief judge. "
             "The decision is final (8.8.4)."
         )
     else:
-        text = _(
+        text = N_(
             "Your protest #{id} against {game} was rejected by the chief judge. "
             "The decision is final (8.8.4)."
         )
-    text = text.format(id=decided.id, game=game_name(game))
-    if decided.decision:
-        text += "\n" + _("Decision: {text}").format(
-            text=html_text(decided.decision)
-        )
-    return text
+    said = Phrase(text, {"id": decided.id, "game": game_name(game)})
+    if not decided.decision:
+        return said
+    return Joined(
+        (said, Phrase(N_("Decision: {text}"), {"text": Verbatim(decided.decision)})), "\n"
+    )

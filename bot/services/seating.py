@@ -56,7 +56,6 @@ from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.seating import SeatingPlanRow
 from bot.db.tournaments import CHIEF, TournamentRow
-from bot.publishing import Publisher
 from bot.reads.stored_plans import (
     StoredPlan,
     current_row,
@@ -68,8 +67,8 @@ from bot.reads.stored_plans import (
 )
 from bot.services import N_, Refusal
 from bot.services.notices import FollowUp
+from bot.services.phrases import Verbatim
 from bot.services.seating_rounds import tell_seating
-from bot.texts.markup import html_text
 from seating import Plan, Quality, Request, Round, SeatingError, Table
 
 SEATS = 10
@@ -217,7 +216,7 @@ def before_the_stage(code: str, stage: str, first: int) -> Refusal:
             "before it; this stage's rounds start at round {first}. Correct its round with "
             "/games, then send /seating again."
         ),
-        {"game": code, "stage": html_text(stage), "first": first},
+        {"game": code, "stage": Verbatim(stage), "first": first},
         alert=True,
     )
 
@@ -793,7 +792,6 @@ async def accept(
     plan_id: int,
     user_id: int,
     *,
-    publisher: Publisher | None = None,
     now: datetime | None = None,
 ) -> PlanView | Refusal:
     """Make the offer the tournament's plan, if it is still what the tournament is now
@@ -833,7 +831,7 @@ async def accept(
         await tell_seating(
             conn, basis.tournament.id, basis.played, basis.accepted, new, basis.stage.first_round
         )
-    return replace(view, follow_up=FollowUp(publisher=publisher, tournament_id=tournament.id))
+    return replace(view, follow_up=FollowUp(tournament_id=tournament.id))
 
 
 async def cancel(

@@ -14,9 +14,29 @@ from dataclasses import dataclass
 from bot.db import outbox
 from bot.db.audit import audit
 from bot.db.connection import Database
-from bot.publishing import Publisher
-from bot.publishing.refusals import what_of
 from bot.services.notices import FollowUp
+from bot.services.phrases import N_
+
+# What the group missed, as the chief judge is told (translated when told).
+RESULT_LINE = N_("a game's result line")
+NOTE = N_("a note")
+STANDINGS_MESSAGE = N_("the standings message")
+FINAL_STANDINGS = N_("the final standings")
+PICTURE = N_("a picture of the standings")
+SEATING = N_("a round's seating")
+
+
+def what_of(kind: str) -> str:
+    """What an outbox row of ``kind`` is to the group (a message id, translated when
+    shown)."""
+    return {
+        outbox.NOTE: NOTE,
+        outbox.STANDINGS: STANDINGS_MESSAGE,
+        outbox.FINAL: FINAL_STANDINGS,
+        outbox.CUT: PICTURE,
+        outbox.PICTURE: PICTURE,
+        outbox.SEATING: SEATING,
+    }.get(kind, RESULT_LINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +67,7 @@ async def set_aside(db: Database, tournament_id: int) -> list[SetAside]:
     ]
 
 
-async def post_again(
-    db: Database, publisher: Publisher, tournament_id: int, by_user: int
-) -> tuple[int, FollowUp]:
+async def post_again(db: Database, tournament_id: int, by_user: int) -> tuple[int, FollowUp]:
     """Put everything set aside back in the outbox (audited); the follow-up posts it
     now. A second tap finds nothing and changes nothing."""
     async with db.transaction() as conn:
@@ -61,4 +79,4 @@ async def post_again(
             )
     if not taken:
         return 0, FollowUp()
-    return taken, FollowUp(publisher=publisher, tournament_id=tournament_id, now=True)
+    return taken, FollowUp(tournament_id=tournament_id, now=True)

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
-
-from aiogram.types import User
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
+from typing import Any, Literal, Protocol
 
 from bot.db import audit, games, invites, players, protests, staff, tournaments, users
 from bot.db.connection import Database
@@ -17,8 +13,8 @@ from bot.db.errors import LastChief
 from bot.db.staff import StaffRow
 from bot.db.tournaments import CHIEF, JUDGE, StaffRole, StaffTournament, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, notice_to
-from bot.texts.names import name_of, names_of, quoted_title
+from bot.services.notices import FollowUp, notice_to, people, person
+from bot.services.phrases import Person, Phrase, Title
 
 # -- who holds which role ---------------------------------------------------------------
 
@@ -98,7 +94,7 @@ async def locate(db: Database, named: Named, key: int | str, user_id: int) -> Lo
 class StaffList:
     tournament: TournamentRow
     members: list[StaffRow]  # chiefs first
-    names: dict[int, str]  # user id -> as the staff list shows him
+    names: dict[int, Person]  # user id -> as the staff list shows him
 
     def of(self, role: StaffRole) -> list[StaffRow]:
         return [m for m in self.members if m.role == role]
@@ -111,32 +107,48 @@ async def staff_list(db: Database, tournament_id: int) -> StaffList:
     async with db.read() as conn:
         tournament = await tournaments.require_tournament(conn, tournament_id)
         members = await staff.list_staff(conn, tournament_id)
-        names = await names_of(conn, [m.user_id for m in members])
+        names = await people(conn, [m.user_id for m in members])
     return StaffList(tournament, members, names)
 
 
 # -- adding and removing ----------------------------------------------------------------
 
 
+class Profile(Protocol):
+    """Someone as a Telegram update shows him (an aiogram ``User``)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def first_name(self) -> str: ...
+
+    @property
+    def username(self) -> str | None: ...
+
+    @property
+    def language_code(self) -> str | None: ...
+
+
 async def add_judge(
-    db: Database, tournament: TournamentRow, person: User, actor_id: int
-) -> str | Refusal:
-    """Make ``person`` (pointed at by a reply) a judge: his name, or a Refusal when he is
-    on the staff already."""
+    db: Database, tournament: TournamentRow, someone: Profile, actor_id: int
+) -> Person | Refusal:
+    """Make ``someone`` (pointed at by a reply) a judge: his name, or a Refusal when he
+    is on the staff already."""
     async with db.transaction() as conn:
         # Recorded for his name in lists and notices (he may never have written to us).
         await users.upsert_user(
             conn,
-            person.id,
-            first_name=person.first_name,
-            username=person.username,
-            language_code=person.language_code,
+            someone.id,
+            first_name=someone.first_name,
+            username=someone.username,
+            language_code=someone.language_code,
         )
-        name = await name_of(conn, person.id)
-        current = await staff.staff_role(conn, tournament.id, person.id)
+        name = await person(conn, someone.id)
+        current = await staff.staff_role(conn, tournament.id, someone.id)
         if current is None:
-            row = await staff.add_staff(conn, tournament.id, person.id, JUDGE, added_by=actor_id)
-            await audit.record(conn, "staff.add", person.id, tournament.id, actor_id, after=row)
+            row = await staff.add_staff(conn, tournament.id, someone.id, JUDGE, added_by=actor_id)
+            await audit.record(conn, "staff.add", someone.id, tournament.id, actor_id, after=row)
     if current == CHIEF:
         return Refusal(N_("{name} is the chief judge already."), {"name": name})
     if current == JUDGE:
@@ -146,17 +158,17 @@ async def add_judge(
 
 @dataclass(frozen=True, slots=True)
 class Removed:
-    name: str  # as the staff list showed him
+    name: Person  # as the staff list showed him
     follow_up: FollowUp  # he is told
 
 
 async def remove_judge(
-    db: Database, i18n: I18n, tournament: TournamentRow, target: int, actor_id: int
+    db: Database, tournament: TournamentRow, target: int, actor_id: int
 ) -> Removed | Refusal:
     """Take ``target`` off the staff; he is told, in his language."""
     async with db.transaction() as conn:
         before = await staff.get_staff(conn, tournament.id, target)
-        name = await name_of(conn, target)
+        name = await person(conn, target)
         if before is None:
             return Refusal(N_("{name} is not on the staff."), {"name": name})
         try:
@@ -167,10 +179,8 @@ async def remove_judge(
                 {"name": name},
             )
         await audit.record(conn, "staff.remove", target, tournament.id, actor_id, before=before)
-        notices = await notice_to(
-            conn, i18n, target,
-            lambda: _("You are no longer a judge of {title}.").format(
-                title=quoted_title(tournament)
-            ),
+        told = Phrase(
+            N_("You are no longer a judge of {title}."), {"title": Title(tournament.title)}
         )
+        notices = await notice_to(conn, target, told)
     return Removed(name, FollowUp(notices))

@@ -13,12 +13,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 
-from aiogram.utils.i18n import lazy_gettext as __
-from babel.support import LazyProxy
-
 from bot.db.stages import StageSpec
 from bot.services import N_, Refusal
-from bot.texts.markup import html_text
+from bot.services.phrases import Joined, Phrase, Verbatim
 
 SETTINGS = ("name", "games", "entrants", "carry", "weight", "compensation", "hidden")
 WHOLE_MAX = 1000  # games a player, entrants: far above any tournament's
@@ -37,16 +34,16 @@ WORDS: Mapping[str, str] = {
     "скрыт": "hidden",
     "скрытый": "hidden",
 }
-# A setting as a message names it: the word its reader types it with (one of WORDS,
-# tests/handlers/test_stage_settings.py checks).
-NAMES: Mapping[str, LazyProxy] = {
-    "name": __("name"),
-    "games": __("games"),
-    "entrants": __("entrants"),
-    "carry": __("carry"),
-    "weight": __("weight"),
-    "compensation": __("compensation"),
-    "hidden": __("hidden"),
+# A setting as a message names it: the word its reader types it with, translated when
+# said (one of WORDS, tests/handlers/test_stage_settings.py checks).
+NAMES: Mapping[str, str] = {
+    "name": N_("name"),
+    "games": N_("games"),
+    "entrants": N_("entrants"),
+    "carry": N_("carry"),
+    "weight": N_("weight"),
+    "compensation": N_("compensation"),
+    "hidden": N_("hidden"),
 }
 ON = frozenset({"on", "yes", "1", "да", "вкл"})
 OFF = frozenset({"off", "no", "0", "нет", "выкл"})
@@ -66,12 +63,12 @@ def _factor(text: str, setting: str) -> str | Refusal:
     if not value.is_finite() or len(text) > 16:
         return Refusal(
             N_("{setting} must be a number such as 0.5 or 1, not {value}."),
-            {"setting": NAMES[setting], "value": html_text(text)},
+            {"setting": _name(setting), "value": Verbatim(text)},
         )
     if value < 0:
         return Refusal(
             N_("{setting} may not be negative: {value}."),
-            {"setting": NAMES[setting], "value": html_text(text)},
+            {"setting": _name(setting), "value": Verbatim(text)},
         )
     return format(value.normalize(), "f") if value else "0"  # 1e3: 1000, not 1E+3
 
@@ -80,7 +77,7 @@ def _whole(text: str, setting: str) -> int | Refusal:
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= WHOLE_MAX:
         return Refusal(
             N_("{setting} must be a whole number from 1 to 1000, not {value}."),
-            {"setting": NAMES[setting], "value": html_text(text)},
+            {"setting": _name(setting), "value": Verbatim(text)},
         )
     return int(text)
 
@@ -91,12 +88,12 @@ def _switch(text: str, setting: str) -> bool | Refusal:
         return word in ON
     return Refusal(
         N_("{setting} is on or off, not {value}."),
-        {"setting": NAMES[setting], "value": html_text(text)},
+        {"setting": _name(setting), "value": Verbatim(text)},
     )
 
 
-def _known() -> str:
-    return ", ".join(str(NAMES[key]) for key in SETTINGS)
+def _name(setting: str) -> Phrase:
+    return Phrase(NAMES[setting])
 
 
 def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | Refusal:
@@ -117,7 +114,7 @@ def apply_settings(spec: StageSpec, settings: Mapping[str, str]) -> StageSpec | 
         else:
             return Refusal(
                 N_("Unknown setting {setting}; the settings are: {settings}."),
-                {"setting": html_text(word), "settings": LazyProxy(_known, enable_cache=False)},
+                {"setting": Verbatim(word), "settings": Joined(tuple(map(_name, SETTINGS)))},
             )
         if isinstance(found, Refusal):
             return found

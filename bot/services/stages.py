@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
-
 from bot.db import players as players_db
 from bot.db import stages as stages_db
 from bot.db.audit import record
@@ -21,13 +18,11 @@ from bot.db.connection import Conn, Database
 from bot.db.games import game_code
 from bot.db.stages import Entered, StageRow, StageSpec
 from bot.db.tournaments import TournamentRow
-from bot.publishing import Publisher
 from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp, Notice, notice_to
+from bot.services.notices import FollowUp, Notice, Outbox, notice_to
+from bot.services.phrases import Joined, Phrase, StageName, Verbatim, listed
 from bot.services.stage_settings import apply_settings
-from bot.texts.markup import html_text
-from bot.texts.standings_text import stage_name
 from scoring import InvalidGameError, StandingRow, Standings, cut
 
 FIRST_NAME = "qualifying"  # the implicit first stage, once stored (translated when shown)
@@ -75,14 +70,14 @@ def _check(spec: StageSpec, first: bool, before: int, names: Sequence[str]) -> R
     if spec.name in names:
         return Refusal(
             N_("The tournament has a stage named {name} already."),
-            {"name": html_text(spec.name)},
+            {"name": Verbatim(spec.name)},
         )
     return None
 
 
 async def add_stage(
     db: Database,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     spec: StageSpec,
     actor_id: int,
@@ -116,12 +111,12 @@ async def add_stage(
         row = await stages_db.add_stage(conn, tournament.id, spec)
         await record(conn, "stage.add", row.id, tournament.id, actor_id, after=asdict(row))
         await publisher.enqueue(conn, tournament.id, standings=True)
-    return Changed(row, FollowUp(publisher=publisher, tournament_id=tournament.id))
+    return Changed(row, FollowUp(tournament_id=tournament.id))
 
 
 async def change_stage(
     db: Database,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     number: int,
     settings: Mapping[str, str],
@@ -163,7 +158,7 @@ async def change_stage(
             after=asdict(changed),
         )
         await publisher.enqueue(conn, tournament.id, standings=True)
-    return Changed(changed, FollowUp(publisher=publisher, tournament_id=tournament.id))
+    return Changed(changed, FollowUp(tournament_id=tournament.id))
 
 
 async def _changeable(
@@ -244,10 +239,6 @@ class Closed:
     follow_up: FollowUp  # the group's note, each linked entrant's notice
 
 
-def _names(names: Sequence[str]) -> str:
-    return ", ".join(html_text(name) for name in names)
-
-
 async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal | None:
     """Open protests and games awaiting approval keep a stage from closing: either may
     still change its standings, so its cut."""
@@ -257,21 +248,21 @@ async def _blockers(conn: Conn, tournament_id: int, stage: StageRow) -> Refusal 
         return None
     parts = []
     if protests:
-        parts.append(
-            _("open protests (8.8) on {games}: decide them with /protests").format(
-                games=", ".join(game_code(r, t) for _id, r, t in protests)
-            )
-        )
+        parts.append(Phrase(
+            N_("open protests (8.8) on {games}: decide them with /protests"),
+            {"games": ", ".join(game_code(r, t) for _id, r, t in protests)},
+        ))
     if unsettled:
-        parts.append(
-            _(
+        parts.append(Phrase(
+            N_(
                 "judge's points above 0.5 awaiting approval in {games}: approve or "
                 "lower them on the requests sent to you, or correct the game with /games"
-            ).format(games=", ".join(game_code(r, t) for r, t in unsettled))
-        )
+            ),
+            {"games": ", ".join(game_code(r, t) for r, t in unsettled)},
+        ))
     return Refusal(
         N_("The {stage} stage can't close yet: {blockers}."),
-        {"stage": html_text(stage_name(stage.name)), "blockers": "; ".join(parts)},
+        {"stage": StageName(stage.name), "blockers": Joined(tuple(parts), "; ")},
     )
 
 
@@ -315,9 +306,8 @@ def _entered_by_lot(standings: Standings, size: int) -> frozenset[str]:
 
 async def close_stage(
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     number: int,
     actor_id: int,
@@ -334,7 +324,7 @@ async def close_stage(
     if preview.tied:
         return Refusal(
             N_("{players} share the place across the cut: draw their lot with /lot first (8.7.5)."),
-            {"players": _names(preview.tied)},
+            {"players": listed(preview.tied)},
         )
     ts = await standings.get(tournament.id)
     by_lot = _entered_by_lot(ts.standings, len(preview.entrants))
@@ -347,32 +337,30 @@ async def close_stage(
         if refused is not None:
             return refused
         ids = {p.nickname: p for p in await players_db.list_players(conn, tournament.id)}
+        entering = Phrase(
+            N_("{title}: you enter the {stage} stage."),
+            {"title": Verbatim(tournament.title), "stage": StageName(preview.following.name)},
+        )
         for name in preview.entrants:
             entered: Entered = "lot" if name in by_lot else "cut"
             await stages_db.add_entrant(conn, preview.following.id, ids[name].id, entered)
-            notices += await notice_to(
-                conn,
-                i18n,
-                ids[name].user_id,
-                lambda: _("{title}: you enter the {stage} stage.").format(
-                    title=html_text(tournament.title),
-                    stage=html_text(stage_name(preview.following.name)),
-                ),
-            )
+            notices += await notice_to(conn, ids[name].user_id, entering)
         await stages_db.set_status(conn, current.id, "closed")
         await stages_db.set_status(conn, preview.following.id, "running")
         after = {"entrants": list(preview.entrants), "by_lot": sorted(by_lot)}
         await record(conn, "stage.close", current.id, tournament.id, actor_id, after=after)
-        with i18n.use_locale(tournament.language):  # the group reads the tournament's
-            note = _("The {stage} stage is closed. Entering the {next} stage: {players}.").format(
-                stage=html_text(stage_name(current.name)),
-                next=html_text(stage_name(preview.following.name)),
-                players=_names(preview.entrants),
-            )
+        note = Phrase(
+            N_("The {stage} stage is closed. Entering the {next} stage: {players}."),
+            {
+                "stage": StageName(current.name),
+                "next": StageName(preview.following.name),
+                "players": listed(preview.entrants),
+            },
+        )
         await publisher.enqueue(
             conn, tournament.id, note=note, standings=True, cut=current.number
         )
-    follow_up = FollowUp(tuple(notices), publisher, tournament.id, now=True)
+    follow_up = FollowUp(tuple(notices), tournament.id, now=True)
     return Closed(preview, follow_up)
 
 
@@ -385,9 +373,8 @@ class Replaced:
 
 async def replace_entrant(
     db: Database,
-    i18n: I18n,
     standings: StandingsService,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     nickname: str,
     actor_id: int,
@@ -406,18 +393,18 @@ async def replace_entrant(
     if nickname not in current.entrants:
         return Refusal(
             N_("{player} is not an entrant of the current stage."),
-            {"player": html_text(nickname)},
+            {"player": Verbatim(nickname)},
         )
     row = next(r for r in current.standings.rows if r.player == nickname)
     if row.games:
         return Refusal(
             N_("{player} has played in this stage already; he can't be replaced."),
-            {"player": html_text(nickname)},
+            {"player": Verbatim(nickname)},
         )
     if nickname in current.stage.replaced.values():
         return Refusal(
             N_("{player} took a withdrawn entrant's place; he can't be replaced in turn."),
-            {"player": html_text(nickname)},
+            {"player": Verbatim(nickname)},
         )
     taken = set(current.entrants) | set(current.stage.replaced)
     into = next((r.player for r in before.standings.rows if r.player not in taken), None)
@@ -430,24 +417,18 @@ async def replace_entrant(
         await stages_db.add_entrant(conn, view.row.id, into_id, "replacement", out_id)
         after = {"out": nickname, "into": into, "stage": view.row.name}
         await record(conn, "stage.replace", view.row.id, tournament.id, actor_id, after=after)
-        notices = await notice_to(
-            conn,
-            i18n,
-            ids[into].user_id,
-            lambda: _("{title}: you enter the {stage} stage in place of {player}.").format(
-                title=html_text(tournament.title),
-                stage=html_text(stage_name(view.row.name)),
-                player=html_text(nickname),
-            ),
+        stage = StageName(view.row.name)
+        told = Phrase(
+            N_("{title}: you enter the {stage} stage in place of {player}."),
+            {"title": Verbatim(tournament.title), "stage": stage, "player": Verbatim(nickname)},
         )
-        with i18n.use_locale(tournament.language):
-            note = _("{into} enters the {stage} stage in place of {out}, who withdrew.").format(
-                into=html_text(into),
-                out=html_text(nickname),
-                stage=html_text(stage_name(view.row.name)),
-            )
+        notices = await notice_to(conn, ids[into].user_id, told)
+        note = Phrase(
+            N_("{into} enters the {stage} stage in place of {out}, who withdrew."),
+            {"into": Verbatim(into), "out": Verbatim(nickname), "stage": stage},
+        )
         await publisher.enqueue(conn, tournament.id, note=note, standings=True)
-    return Replaced(nickname, into, FollowUp(notices, publisher, tournament.id, now=True))
+    return Replaced(nickname, into, FollowUp(notices, tournament.id, now=True))
 
 
 async def seating_entrants(
@@ -489,7 +470,7 @@ async def round_refusal(db: Database, tournament_id: int, round_no: int) -> Refu
         ),
         {
             "round": round_no,
-            "stage": html_text(stage_name(current.name)),
+            "stage": StageName(current.name),
             "last": earlier,
             "next": earlier + 1,
         },

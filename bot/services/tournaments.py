@@ -7,19 +7,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-from aiogram.utils.i18n import I18n
-from aiogram.utils.i18n import gettext as _
-
 from bot.db import audit, games, players, protests, staff, stages, tournaments
 from bot.db.connection import Conn, Database
 from bot.db.errors import ChatBusy, InvalidTransition
 from bot.db.tournaments import TournamentRow
-from bot.publishing import Publisher
 from bot.services import N_, Refusal
-from bot.services.notices import FollowUp
+from bot.services.notices import FollowUp, Outbox
+from bot.services.phrases import Phrase, Title
 from bot.services.refusals import NO_TOURNAMENT_HERE, OUT_OF_DATE
 from bot.services.staff import StaffList, staff_list
-from bot.texts.names import quoted_title
 
 
 async def chat_tournament(
@@ -36,7 +32,7 @@ def chat_busy(busy: TournamentRow) -> Refusal:
             "This group already has an unfinished tournament, {title}. One group runs one "
             "tournament at a time: its chief judge finishes it first (/tournament)."
         ),
-        {"title": quoted_title(busy)},
+        {"title": Title(busy.title)},
     )
 
 
@@ -167,8 +163,7 @@ async def unsettled(db: Database, tournament_id: int) -> Unsettled:
 
 async def set_status(
     db: Database,
-    i18n: I18n,
-    publisher: Publisher,
+    publisher: Outbox,
     tournament: TournamentRow,
     wanted: Literal["running", "finished"],
     actor_id: int,
@@ -188,12 +183,11 @@ async def set_status(
                 if left:
                     return left
             after = await tournaments.set_status(conn, tournament.id, wanted)
-            with i18n.use_locale(after.language):  # the group reads the tournament's
-                if wanted == "running":
-                    note = _("Tournament {title} has started. Good games!")
-                else:
-                    note = _("Tournament {title} is finished. The final standings: /rating")
-            note = note.format(title=quoted_title(after))
+            if wanted == "running":
+                worded = N_("Tournament {title} has started. Good games!")
+            else:
+                worded = N_("Tournament {title} is finished. The final standings: /rating")
+            note = Phrase(worded, {"title": Title(after.title)})
             # Every stage ends with the tournament (D16), a hidden one shown (D17), and
             # the standings' shared places now wait for the lot: the final standings say
             # so. With stages the group gets the final standings, text and picture, the
@@ -210,7 +204,7 @@ async def set_status(
             )
     except InvalidTransition:
         return OUT_OF_DATE
-    return StatusChanged(after, FollowUp(publisher=publisher, tournament_id=after.id, now=True))
+    return StatusChanged(after, FollowUp(tournament_id=after.id, now=True))
 
 
 @dataclass(frozen=True, slots=True)

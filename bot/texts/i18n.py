@@ -14,7 +14,6 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
 from aiogram.utils.i18n import I18n
 from babel.messages.catalog import Catalog
@@ -23,7 +22,12 @@ from babel.messages.pofile import read_po
 
 from bot.config import LOCALES
 
-DEFAULT_LOCALE = "ru"
+# Who reads which language is decided where the use cases choose whom to tell.
+from bot.services.phrases import DEFAULT_LOCALE as DEFAULT_LOCALE
+from bot.services.phrases import Speaker as Speaker
+from bot.services.phrases import locale_for as locale_for
+from bot.services.phrases import locale_of_code as locale_of_code
+
 DOMAIN = "messages"
 
 
@@ -90,24 +94,6 @@ def N_(msgid: str) -> str:
     """Mark an English message id for the catalogs (``make messages``) without
     translating it: it is translated where it is shown, in the reader's language."""
     return msgid
-
-
-def locale_of_code(code: str | None) -> str:
-    """The bot's language for a Telegram language code (an update's user, the users
-    table): English for English-speaking users, Russian for everyone else."""
-    return "en" if (code or "").lower().startswith("en") else DEFAULT_LOCALE
-
-
-class Speaker(Protocol):
-    """An update's user or his stored profile (``bot.db.users.UserRow``)."""
-
-    @property
-    def language_code(self) -> str | None: ...
-
-
-def locale_for(user: Speaker | None) -> str:
-    """``locale_of_code`` of an update's user or a stored profile."""
-    return locale_of_code(user.language_code if user else None)
 
 
 def create_i18n(path: Path = LOCALES) -> PoI18n:

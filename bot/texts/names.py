@@ -9,8 +9,6 @@ from typing import Protocol
 
 from aiogram.utils.i18n import gettext as _
 
-from bot.db import users
-from bot.db.connection import Conn
 from bot.texts.markup import html_text
 
 
@@ -32,7 +30,12 @@ class Person(Protocol):
 
 
 def quoted_title(tournament: Titled) -> str:
-    return "«" + html_text(tournament.title) + "»"
+    return quoted(tournament.title)
+
+
+def quoted(title: str) -> str:
+    """A tournament's title, in quotes."""
+    return "«" + html_text(title) + "»"
 
 
 def nick(nickname: str) -> str:
@@ -48,18 +51,6 @@ def display_name(user: Person | None, user_id: int) -> str:
     if user.username:
         name += " (@" + html_text(user.username) + ")"
     return name
-
-
-# These two read the users table, so they belong to the read models (``bot.reads``);
-# their callers are the use cases, whose rework moves them (pyproject.toml lets this
-# module's two imports of ``bot.db`` through until then).
-async def names_of(conn: Conn, user_ids: list[int]) -> dict[int, str]:
-    found = await users.get_users(conn, user_ids)
-    return {uid: display_name(found.get(uid), uid) for uid in user_ids}
-
-
-async def name_of(conn: Conn, user_id: int) -> str:
-    return (await names_of(conn, [user_id]))[user_id]
 
 
 def plain(text: str) -> str:

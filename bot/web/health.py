@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.db.instance import running
 from bot.db.migrations import LATEST
+from bot.ops.instance import running
 
 # Short: a health check must answer, not wait behind a long write.
 _BUSY_TIMEOUT = 2.0

@@ -34,14 +34,15 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.publishing import Publisher
+from bot.publishing.notices import GameTeller, GameViews
 from bot.reads import card_reads
 from bot.reads.standings import StandingsService
 from bot.services import Refusal
 from bot.services import live as use_cases
-from bot.services.games import GameViews
 from bot.services.records import Database, GameRecord
 from bot.texts.i18n import DEFAULT_LOCALE, locale_of_code, use_language
 from bot.texts.live_words import phase_text
+from bot.texts.phrases import say
 from bot.texts.rating_format import seat_parts, short_points
 from bot.texts.rule_issues import Issue
 from bot.texts.vocabulary import RESULT_NAMES, ROLE_NAMES
@@ -339,7 +340,7 @@ def _refused(rt: LiveRuntime, locale: str, refusal: Refusal) -> web.Response:
     elif isinstance(refusal, use_cases.Saved | use_cases.Finished | use_cases.Conflict):
         status = 409
     with use_language(rt.i18n, locale):
-        body: dict[str, Any] = {"error": refusal.text()}
+        body: dict[str, Any] = {"error": say(refusal)}
     if isinstance(refusal, use_cases.NotReady):
         body["rule"] = refusal.rule
     return web.json_response(body, status=status)
@@ -437,7 +438,7 @@ async def _review(rt: LiveRuntime, s: use_cases.Snapshot) -> use_cases.Review:
 
 def _problem_text(problem: Problem | use_cases.NotReady) -> str:
     if isinstance(problem, use_cases.NotReady):
-        return problem.text()
+        return say(problem)
     return Issue.of(problem).text()
 
 
@@ -479,12 +480,13 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
         return web.json_response({"error": text, "rule": rule}, status=422)
     draft, breakdown = reviewed.draft, reviewed.breakdown
 
-    def summary(hidden: bool) -> str:  # worded by the use case: the group's language, D17
-        return rt.summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
+    def summary(hidden: bool, locale: str) -> str:  # the group's language, the use case's D17
+        with rt.i18n.use_locale(locale):
+            return rt.summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
 
+    teller = GameTeller(rt.bot, rt.publisher, rt.views)
     with use_language(rt.i18n, who.locale):
-        saved = await use_cases.save(rt, rt.views, s, draft, actor=who.user_id,
-                                     summary=summary)
+        saved = await use_cases.save(rt, teller, s, draft, actor=who.user_id, summary=summary)
     if isinstance(saved, Refusal):
         return _refused(rt, who.locale, saved)
     return web.json_response({"game_id": saved.id, "code": saved.code})

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
@@ -29,7 +28,7 @@ from bot.services.games import (
 from bot.services.records import Database
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import ApprovalDecision
-from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.notices import NOTICES, teller
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.approvals")
@@ -37,12 +36,10 @@ router = Router(name="game_entry.approvals")
 
 @dataclass(frozen=True, slots=True)
 class _Runtime:
-    """What ``decide_approval`` talks to (``bot.services.games.Runtime``)."""
+    """What ``decide_approval`` records in (``bot.services.games.Runtime``)."""
 
-    bot: Bot
     db: Database
     publisher: Publisher
-    i18n: I18n
 
 
 @router.callback_query(
@@ -57,7 +54,6 @@ async def decide(
     bot: Bot,
     db: Database,
     publisher: Publisher,
-    i18n: I18n,
 ) -> None:
     own = _own_message(callback)
 
@@ -69,8 +65,8 @@ async def decide(
         await _edit(bot, targets, NOTICES.approval_decided(decision.approval, decision.game))
 
     found = await decide_approval(
-        _Runtime(bot, db, publisher, i18n),
-        NOTICES,
+        _Runtime(db, publisher),
+        teller(bot, publisher),
         approval_id=callback_data.id,
         actor=callback.from_user.id,
         lower=callback_data.a == "low",

@@ -39,7 +39,7 @@ from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
 from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show
-from handlers.game_entry.notices import approval_markup
+from handlers.game_entry.notices import approval_markup, teller
 from handlers.game_entry.saved import saved_text, saved_view
 from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.steps.best_move import void_request
@@ -235,7 +235,10 @@ async def _annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
         await bot_edit(callback, "✖ " + _("Game {code} is annulled.").format(code=game.code),
                        None)
 
-    await annul_game(ctx, game=game, actor=callback.from_user.id, acknowledge=annulled)
+    await annul_game(
+        ctx, teller(ctx.bot, ctx.publisher), game=game, actor=callback.from_user.id,
+        acknowledge=annulled,
+    )
 
 
 async def _keep(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:

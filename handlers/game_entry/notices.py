@@ -1,13 +1,17 @@
-"""How the game use cases' messages to other people read (``bot.services.games.GameViews``):
+"""How the game use cases' messages to other people read (``bot.publishing.notices.GameViews``):
 the chief judges' approval requests (D7) and the players added at a table, with their
-buttons, and an approval's decision. Rendered in the locale current when called."""
+buttons, and an approval's decision. Rendered in the locale current when called;
+``teller`` sends them for the use cases (``bot.services.games.Teller``)."""
 
 from __future__ import annotations
 
+from aiogram import Bot
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.publishing import Publisher
+from bot.publishing.notices import GameTeller
 from bot.services.records import ApprovalRow, GameRecord, PlayerRow
 from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import ApprovalDecision, RosterDecision
@@ -36,7 +40,7 @@ def roster_markup(player_id: int) -> InlineKeyboardMarkup:
 
 
 class Notices:
-    """``bot.services.games.GameViews`` of the game-entry router."""
+    """``bot.publishing.notices.GameViews`` of the game-entry router."""
 
     def approval_request(
         self, game: GameRecord, title: str, approval: ApprovalRow, judge: str
@@ -91,3 +95,8 @@ class Notices:
 
 
 NOTICES = Notices()
+
+
+def teller(bot: Bot, publisher: Publisher) -> GameTeller:
+    """The game use cases' news, in these words, sent through ``bot``."""
+    return GameTeller(bot, publisher, NOTICES)

@@ -30,6 +30,7 @@ from bot.services import Refusal
 from bot.services.games import Gone, save_game
 from bot.services.records import Database, GameDraft, GameRecord, InvalidDraft
 from bot.texts.localtime import clock
+from bot.texts.phrases import params_of, say
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.draft import Draft, to_game_draft
@@ -43,7 +44,7 @@ from handlers.game_entry.flow import (
     show,
 )
 from handlers.game_entry.keyboards import new_game_markup
-from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.notices import teller
 from handlers.game_entry.saved import saved_text, saved_view, summary_line
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
 from handlers.game_entry.spec import Card, Ctx
@@ -88,23 +89,26 @@ async def on_save(
         return
     view, draft = ready
     await callback.answer(_("Saving…"))
+
+    def summary(hidden: bool, locale: str) -> str:
+        with ctx.i18n.use_locale(locale):
+            return summary_line(draft.round, draft.table_no, draft.result, view.breakdown, hidden)
+
     saved = await save_game(
         ctx,
-        NOTICES,
+        teller(ctx.bot, ctx.publisher),
         tournament_id=d.tid,
         draft=draft,
         correcting=d.game_id if d.mode == "correct" else None,
         actor=ctx.user_id,
-        summary=lambda hidden: summary_line(
-            draft.round, draft.table_no, draft.result, view.breakdown, hidden
-        ),
+        summary=summary,
         acknowledge=lambda record: final_card(ctx, d, record),
     )
     if isinstance(saved, Gone):
         await ctx.state.clear()
-        await retire_card(ctx.bot, d.card_chat, d.card_id, saved.text())
+        await retire_card(ctx.bot, d.card_chat, d.card_id, say(saved))
     elif isinstance(saved, Refusal):
-        d.set_note(saved.msgid, **saved.params)
+        d.set_note(saved.msgid, **params_of(saved))
         await show(ctx, d)
     else:
         await ctx.state.clear()

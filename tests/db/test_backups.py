@@ -14,9 +14,9 @@ import pytest
 
 from bot.__main__ import main
 from bot.db import Database
-from bot.db.backups import BackupSchedule, backup_before_migration, prune, scheduled_name
-from bot.db.instance import AlreadyRunning, InstanceLock, running
 from bot.db.migrations import LATEST, MIGRATIONS
+from bot.ops.backups import BackupSchedule, backup_before_migration, prune, scheduled_name
+from bot.ops.instance import AlreadyRunning, InstanceLock, running
 from bot.reads.standings import StandingsService
 from tests.db.test_standings_service import World
 

@@ -65,7 +65,7 @@ HANDLERS = str(ROOT / "handlers")
 # Where a handler's filters and middlewares look roles up (reads, before any handler).
 LOOKUPS = tuple(
     str(ROOT / "handlers" / name)
-    for name in ("filters.py", "access.py", "game_entry/context.py", "errors.py")
+    for name in ("filters.py", "access.py", "errors.py")
 )
 
 JUDGE2 = 5003

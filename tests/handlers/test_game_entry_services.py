@@ -13,6 +13,7 @@ from aiogram.utils.i18n import I18n
 from bot.db import Database, audit
 from bot.db.games import GameDraft, GameRecord, SeatDraft
 from bot.publishing import Publisher
+from bot.publishing.notices import GameTeller
 from bot.services import Refusal
 from bot.services.games import (
     Gone,
@@ -21,7 +22,8 @@ from bot.services.games import (
     annul_game,
     save_game,
 )
-from handlers.game_entry.notices import NOTICES
+from bot.texts.phrases import say
+from handlers.game_entry.notices import teller
 from scoring import Result, Role
 from tests.handlers.test_game_entry_support import CHIEF, GROUP, JUDGE, World
 from tests.support import BotHarness
@@ -35,6 +37,10 @@ class Runtime:
     db: Database
     publisher: Publisher
     i18n: I18n
+
+    @property
+    def teller(self) -> GameTeller:
+        return teller(self.bot, self.publisher)
 
 
 def runtime(harness: BotHarness, db: Database) -> Runtime:
@@ -68,8 +74,8 @@ async def test_save_answers_the_judge_before_the_chat_and_is_idempotent(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         for _ in range(2):  # a Save delivered again
             saved = await save_game(
-                rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary=lambda hidden: "R1-T1: red win.", acknowledge=acknowledge,
+                rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, summary=lambda *_: "R1-T1: red win.", acknowledge=acknowledge,
             )
             assert isinstance(saved, GameRecord)
     [game] = await world.games()
@@ -94,17 +100,17 @@ async def test_a_correction_of_a_game_annulled_meanwhile_is_refused(
 
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         game = await save_game(
-            rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-            actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
+            rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
+            actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
         )
         assert isinstance(game, GameRecord)
-        await annul_game(rt, game=game, actor=CHIEF, acknowledge=acknowledge)
+        await annul_game(rt, rt.teller, game=game, actor=CHIEF, acknowledge=acknowledge)
         refused = await save_game(
-            rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=30),
-            correcting=game.id, actor=CHIEF, summary=lambda hidden: "", acknowledge=acknowledge,
+            rt, rt.teller, tournament_id=world.tid, draft=draft(world, extra=30),
+            correcting=game.id, actor=CHIEF, summary=lambda *_: "", acknowledge=acknowledge,
         )
         assert isinstance(refused, Gone)
-        assert refused.text() == "This game was annulled meanwhile; the correction was not saved."
+        assert say(refused) == "This game was annulled meanwhile; the correction was not saved."
     assert [r.status for r in told] == ["final", "annulled"]
     async with db.read() as conn:
         entries = await audit.audit_entries(conn, world.tid, entity="game")
@@ -124,8 +130,8 @@ async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
 
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         game = await save_game(
-            rt, NOTICES, tournament_id=world.tid, draft=draft(world, extra=60),
-            correcting=None, actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
+            rt, rt.teller, tournament_id=world.tid, draft=draft(world, extra=60),
+            correcting=None, actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
         )
     assert isinstance(game, GameRecord) and game.status == "pending"
     texts = harness.session.sent_texts(CHIEF)
@@ -179,16 +185,16 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         for rule, forged_draft in drafts.items():
             refused = await save_game(
-                rt, NOTICES, tournament_id=world.tid, draft=forged_draft, correcting=None,
-                actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
+                rt, rt.teller, tournament_id=world.tid, draft=forged_draft, correcting=None,
+                actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
             )
             assert isinstance(refused, Refusal), rule
-            assert refused.text().startswith(f"Not saved: {rule}: "), refused.text()
+            assert say(refused).startswith(f"Not saved: {rule}: "), say(refused)
         # The same game as the card makes it is stored.
         fine = forged(world, day1_voted_out=1, first_killed=5, best_move=(2, 3))
         saved = await save_game(
-            rt, NOTICES, tournament_id=world.tid, draft=fine, correcting=None,
-            actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
+            rt, rt.teller, tournament_id=world.tid, draft=fine, correcting=None,
+            actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
         )
         assert isinstance(saved, GameRecord)
     assert [record.best_move for record in told] == [(2, 3)]
@@ -224,10 +230,10 @@ async def test_d13_a_stale_card_seating_a_non_entrant_is_told_in_the_judges_word
     ):
         with rt.i18n.context(), rt.i18n.use_locale(locale):
             refused = await save_game(
-                rt, NOTICES, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary=lambda hidden: "line", acknowledge=acknowledge,
+                rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
             )
             assert isinstance(refused, Refusal)
-            assert refused.text().startswith(said), refused.text()
-            assert "D13" not in refused.text()
+            assert say(refused).startswith(said), say(refused)
+            assert "D13" not in say(refused)
     assert await world.games() == []

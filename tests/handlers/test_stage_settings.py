@@ -12,8 +12,10 @@ from bot.db import stages as stages_db
 from bot.db.audit import audit_entries
 from bot.db.connection import Database
 from bot.db.stages import StageRow
+from bot.services.phrases import Phrase
 from bot.services.stage_settings import NAMES, SETTINGS, setting_of
 from bot.texts.i18n import create_i18n
+from bot.texts.phrases import say
 from handlers.callbacks import SQL_MAX
 from handlers.stage_card import CARRIES, MAX_STAGES, WEIGHTS, StageEdit
 from tests.handlers.rating_fixtures import CHAT, CHIEF, add_game, make_world
@@ -287,4 +289,4 @@ def test_a_setting_is_named_in_a_word_its_reader_may_type() -> None:
     for language in ("ru", "en"):
         with i18n.context(), i18n.use_locale(language):
             for setting in SETTINGS:
-                assert setting_of(str(NAMES[setting])) == setting, (language, setting)
+                assert setting_of(say(Phrase(NAMES[setting]))) == setting, (language, setting)

@@ -158,7 +158,7 @@ async def test_d16_d17_finishing_the_tournament_ends_every_stage(
     i18n = harness.dispatcher["i18n"]
     with use_language(i18n, "en"):
         done = await set_status(  # the chief judge saw what is unsettled and finishes
-            db, i18n, harness.dispatcher["publisher"], tournament, "finished", CHIEF,
+            db, harness.dispatcher["publisher"], tournament, "finished", CHIEF,
             anyway=True,
         )
     assert not isinstance(done, Refusal)

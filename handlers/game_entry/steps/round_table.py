@@ -16,6 +16,7 @@ from aiogram.utils.i18n import lazy_gettext as __
 from bot.reads import card_reads
 from bot.reads.stored_plans import StoredPlan, accepted_plan
 from bot.services import stages
+from bot.texts.phrases import say
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.keyboards import Keys
@@ -93,7 +94,7 @@ async def set_round_table(ctx: Ctx, d: Draft, round_no: int, table: int) -> str 
     if d.mode == "new":
         refused = await stages.round_refusal(ctx.db, d.tid, round_no)
         if refused is not None:
-            return refused.text()
+            return say(refused)
     plan = await accepted_plan(ctx.db, d.tid) if d.mode == "new" else None
     seats = plan.seats_at(round_no, table) if plan is not None else None
     stored = await card_reads.games_in(ctx.db, d.tid, round_no=round_no)

@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.db.connection import Database, backup_file_sync
-from bot.db.instance import InstanceLock
 from bot.db.migrations import LATEST
+from bot.ops.instance import InstanceLock
 from bot.texts.shell_language import _
 
 log = logging.getLogger(__name__)
