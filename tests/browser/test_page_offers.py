@@ -8,6 +8,7 @@ holds ``allowed`` to the protocol's answers)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import http.server
 import json
@@ -243,8 +244,6 @@ def offers(b: Browser, url: str) -> list[tuple[str, dict[str, Any], dict[str, An
 async def test_the_page_offers_what_the_view_allows_and_nothing_else(
     browser: Browser, files: str,
 ) -> None:
-    import asyncio
-
     for name, shown, found in await asyncio.to_thread(offers, browser, files):
         try:
             check(found, shown)
