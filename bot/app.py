@@ -45,7 +45,7 @@ from bot.web.server import add_webhook, create_app, start_server
 from handlers.game_entry.steps import CARD
 
 if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
-    from bot.web.live import LiveRuntime
+    from bot.web.runtime import LiveRuntime
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
     """What the live protocol's pages talk to: the dispatcher's own database, publisher,
     catalog and standings, and the card's views, so a game saved there reads as one
     saved on the card."""
-    from bot.web.live import LiveRuntime
+    from bot.web.runtime import LiveRuntime
     from handlers.game_entry.notices import NOTICES
     from handlers.game_entry.saved import summary_line
 

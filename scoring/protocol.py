@@ -23,6 +23,11 @@ The rules themselves are ``scoring.judging``'s (``penalty_allowed``, ``judge_cap
 rule the game did not break before is refused with that rule's own words, so a
 complete protocol always passes ``validate_game`` (``to_game``).
 
+``view`` is the protocol as the Mini App shows it, with ``allowed``: what the protocol
+would accept now (the penalties and judge's points each seat may get, the seats each
+live command may name, the best move's, the results...), each found by trying its
+command here, so that the page offers what the rules allow and has no copy of them.
+
 Texts are English templates marked with ``N_()`` as everywhere in the engine: the
 protocol's own are sentences; those taken from ``validate_game`` are its problems'
 clauses (lower case), which a reader shows after the rule id.
@@ -30,13 +35,16 @@ clauses (lower case), which a reader shows after the rule id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
+from operator import attrgetter
 from types import MappingProxyType
 
 from .judging import (
     BEST_MOVE_NUMBERS_MAX,
+    EXTRA_STEP,
+    JUDGE_SUM_MAX,
     best_move_allowed,
     format_points,
     judge_cap,
@@ -45,7 +53,7 @@ from .judging import (
 )
 from .model import Game, Seat
 from .problems import N_, Problem
-from .ruleset import PENALTIES
+from .ruleset import PENALTIES, PENALTY_RULES
 from .table import SEAT_NUMBERS, SEATS, Result, Role
 from .typing_shim import cast
 from .validate import DAY1_VOTED_OUT_MAX, validate_game
@@ -57,6 +65,7 @@ __all__ = [
     "Note",
     "Protocol",
     "Refusal",
+    "allowed",
     "apply",
     "apply_noting",
     "complete",
@@ -114,6 +123,16 @@ LIVE_KINDS = frozenset(
 _NIGHT_KINDS = frozenset({"shoot", "don_check", "sheriff_check", "end_night"})
 
 
+@dataclass(slots=True)
+class _Worked:
+    """What a protocol value's readers and commands work out of it, kept with it: the
+    value never changes, so neither do these. ``apply`` and ``allowed`` try many
+    commands on one protocol; each would fold its events and validate it again."""
+
+    state: _Live | None = None  # its live events folded (read, never changed)
+    problems: tuple[Problem, ...] | None = None  # validate_game's (``_problems``)
+
+
 @dataclass(frozen=True, slots=True)
 class Protocol:
     """One game's protocol, immutable: every command returns a new one."""
@@ -130,6 +149,7 @@ class Protocol:
     disqualified: tuple[int, ...] = ()  # sorted
     penalties: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (seat, rules), by seat
     extras: tuple[tuple[int, int], ...] = ()  # (seat, hundredths), by seat
+    _worked: _Worked = field(default_factory=_Worked, init=False, repr=False, compare=False)
 
     @classmethod
     def new(cls) -> Protocol:
@@ -174,8 +194,7 @@ class _Live:
     voting: bool = False
     out: dict[int, str] = field(default_factory=dict)  # seat -> voted|shot|fouls|disqualified
     fouls: dict[int, int] = field(default_factory=dict)
-    nominated: list[int] = field(default_factory=list)  # today's, in order
-    nominators: set[int] = field(default_factory=set)
+    nominations: dict[int, int] = field(default_factory=dict)  # today's: seat -> by, in order
     votes: tuple[tuple[int, int], ...] = ()
     shot: int | None = None
     shot_done: bool = False
@@ -192,8 +211,18 @@ class _Live:
     def alive(self, seat: int) -> bool:
         return seat not in self.out
 
+    def copy(self) -> _Live:
+        """A copy to step on (``_step`` changes the state it is given)."""
+        twin = _Live(*_LIVE_FIELDS(self))
+        twin.out, twin.fouls = dict(self.out), dict(self.fouls)
+        twin.nominations = dict(self.nominations)
+        return twin
+
     def alive_count(self) -> int:
         return SEATS - len(self.out)
+
+
+_LIVE_FIELDS = attrgetter(*(f.name for f in fields(_Live)))  # in the order __init__ takes
 
 
 def _over(roles: tuple[Role | None, ...], state: _Live) -> Result | None:
@@ -268,14 +297,13 @@ def _day_step(roles: tuple[Role | None, ...], state: _Live, event: Event) -> Ref
                 return Refusal("game", _NOT_ALIVE, {"seat": seat})
         if state.voting:
             return Refusal("game", N_("The voting has begun: no more nominations today."))
-        if target in state.nominated:
+        if target in state.nominations:
             return Refusal("game", N_("Seat {seat} is nominated already today."),
                            {"seat": target})
-        if by in state.nominators:
+        if by in state.nominations.values():
             return Refusal("game", N_("Seat {seat} has nominated already today."),
                            {"seat": by})
-        state.nominated.append(target)
-        state.nominators.add(by)
+        state.nominations[target] = by
         return None
     if kind == "vote":
         for seat, _count in event.votes:
@@ -301,7 +329,7 @@ def _day_step(roles: tuple[Role | None, ...], state: _Live, event: Event) -> Ref
     if state.over is None and not all(role is not None for role in roles):
         return Refusal("game", N_("Set the roles before the night."))
     state.night, state.voting = True, False
-    state.nominated, state.nominators, state.votes = [], set(), ()
+    state.nominations, state.votes = {}, ()
     state.shot, state.shot_done, state.don_check, state.sheriff_check = None, False, None, None
     return None
 
@@ -309,7 +337,7 @@ def _day_step(roles: tuple[Role | None, ...], state: _Live, event: Event) -> Ref
 def _nominated_alive(state: _Live, seat: int) -> Refusal | None:
     if not state.alive(seat):
         return Refusal("game", _NOT_ALIVE, {"seat": seat})
-    if seat not in state.nominated:
+    if seat not in state.nominations:
         return Refusal("game", N_("Seat {seat} is not nominated."), {"seat": seat})
     return None
 
@@ -366,8 +394,13 @@ def _fold(p: Protocol, events: Sequence[Event]) -> _Live | Refusal:
 
 
 def _live(p: Protocol) -> _Live:
-    state = _fold(p, p.events)
-    assert isinstance(state, _Live), state  # a protocol's own events always fold
+    """The live state of ``p``'s events (worked out once per value; read it, never
+    change it: ``copy`` it to step on)."""
+    state = p._worked.state
+    if state is None:
+        folded = _fold(p, p.events)
+        assert isinstance(folded, _Live), folded  # a protocol's own events always fold
+        state = p._worked.state = folded
     return state
 
 
@@ -430,16 +463,19 @@ def to_game(p: Protocol, game_id: str, players: Sequence[str], *,
 _NAMES = tuple(f"seat {n}" for n in SEAT_NUMBERS)
 
 
-def _problems(p: Protocol) -> list[Problem]:
+def _problems(p: Protocol) -> tuple[Problem, ...]:
     """``validate_game``'s problems of the protocol (none while roles or result are not
     set: nothing that depends on them can be entered before)."""
-    if not complete(p):
-        return []
-    return validate_game(to_game(p, "protocol", _NAMES))
+    if p._worked.problems is None:
+        found = validate_game(to_game(p, "protocol", _NAMES)) if complete(p) else []
+        p._worked.problems = tuple(found)
+    return p._worked.problems
 
 
-def view(p: Protocol) -> dict[str, object]:
-    """The protocol as the page shows it (JSON-ready)."""
+def view(p: Protocol, *, actions: bool = True) -> dict[str, object]:
+    """The protocol as the page shows it (JSON-ready): the game as it stands and, under
+    ``"allowed"``, what the protocol would accept now (``allowed``), which is all the
+    page offers; ``actions=False`` leaves that out (the public view's reading)."""
     state = _live(p)
     f = facts(p)
     if state.night:
@@ -452,23 +488,19 @@ def view(p: Protocol) -> dict[str, object]:
             "role": role.value if role is not None else None,
             "alive": state.alive(n) and n not in p.disqualified,
             "fouls": state.fouls.get(n, 0),
-            "nominated": n in state.nominated,
+            "nominated": n in state.nominations,
             "out": state.out.get(n, "disqualified" if n in p.disqualified else None),
         }
         for n, role in zip(SEAT_NUMBERS, p.roles, strict=True)
     ]
-    don = sheriff = None
-    if state.night and state.don_check is not None:
-        don = {"seat": state.don_check, "sheriff": p.roles[state.don_check - 1] is Role.SHERIFF}
-    if state.night and state.sheriff_check is not None:
-        role = p.roles[state.sheriff_check - 1]
-        sheriff = {"seat": state.sheriff_check, "black": role is not None and not role.is_red}
-    return {
+    shown: dict[str, object] = {
         "phase": {"kind": "night" if state.night else "day", "number": state.number,
                   "step": step},
         "seats": seats,
+        "nominations": [[seat, by] for seat, by in state.nominations.items()],
         "votes": {str(seat): count for seat, count in state.votes},
-        "checks": {"don": don, "sheriff": sheriff},
+        "shot": state.shot if state.night else None,
+        "checks": _checks(p, state),
         "best_move": {
             "allowed": best_move_allowed(f.first_killed, f.day1_voted_out),
             "first_killed": f.first_killed,
@@ -485,6 +517,152 @@ def view(p: Protocol) -> dict[str, object]:
         "penalties": {str(seat): list(rules) for seat, rules in p.penalties},
         "dq": list(p.disqualified),
     }
+    if actions:
+        shown["allowed"] = allowed(p)
+    return shown
+
+
+def _checks(p: Protocol, state: _Live) -> dict[str, dict[str, object] | None]:
+    """The night's checks with their answers: the don's (is it the sheriff?) and the
+    sheriff's (is it black?)."""
+    don: dict[str, object] | None = None
+    sheriff: dict[str, object] | None = None
+    if state.night and state.don_check is not None:
+        don = {"seat": state.don_check, "sheriff": p.roles[state.don_check - 1] is Role.SHERIFF}
+    if state.night and state.sheriff_check is not None:
+        role = p.roles[state.sheriff_check - 1]
+        sheriff = {"seat": state.sheriff_check, "black": role is not None and not role.is_red}
+    return {"don": don, "sheriff": sheriff}
+
+
+# -- what the protocol would accept now -------------------------------------------------------
+
+# The judge's points a seat is offered: none up to the whole 1.0 of 8.4.2 (nobody gets
+# more), in the card's steps; the first value refused names the rule that stops them.
+_EXTRA_VALUES = range(0, JUDGE_SUM_MAX + 1, EXTRA_STEP)
+_RESULTS = tuple(result.value for result in Result)
+
+
+def allowed(p: Protocol) -> dict[str, object]:
+    """What the protocol would accept now, as the page offers it: each entry is found by
+    trying its commands on ``p`` (``apply``), so the rules say it where they refuse the
+    rest, once. Seats are numbers; maps are keyed by seats as strings (JSON).
+
+    * ``roles``: whether roles can be set now (four seats the judge picks may still be
+      refused: roles that would have ended the game before the events recorded);
+    * ``foul``, ``disqualify``, ``undisqualify``: the seats;
+    * ``nominate``: who may nominate → the seats he may nominate;
+    * ``vote``: the seats that may get votes and the most votes in all (None: no vote);
+    * ``vote_out``: the seats that may leave by the vote (any of them together) and
+      whether nobody may (None: neither);
+    * ``shoot``: the seats that may be shot and whether a miss may be recorded;
+    * ``don_check`` / ``sheriff_check``: seat → the answer its check gets;
+    * ``end_night``, ``undo``: whether;
+    * ``best_move`` (8.3): who names it (None: no best move now), the seats he may name
+      now, how many more he may name, whether it may end (8.3.2) and the hint be marked
+      (8.3.5);
+    * ``result``: the results;
+    * ``penalty`` / ``unpenalty`` (8.5, D8): seat → the rules;
+    * ``extra`` (8.4): seat → the judge's points it may get (hundredths, in the card's
+      steps; 0 takes them away) and the rule that stops them higher (8.4.1-8.4.4, 8.4.7,
+      "8.4" while the roles or the result are missing).
+    """
+
+    def tried(command: Mapping[str, object], on: Protocol = p) -> Protocol | None:
+        outcome = apply(on, command)
+        return None if isinstance(outcome, Refusal) else outcome
+
+    def seats(kind: str, **more: object) -> list[int]:
+        return [n for n in SEAT_NUMBERS if tried({"type": kind, "seat": n, **more})]
+
+    return {
+        "roles": _roles_closed(p) is None,
+        "foul": seats("foul"),
+        "nominate": {str(by): targets for by in SEAT_NUMBERS
+                     if (targets := seats("nominate", by=by))},
+        "vote": _votes_allowed(p, tried),
+        "vote_out": _vote_out_allowed(tried),
+        "shoot": {"seats": seats("shoot"), "miss": tried({"type": "shoot", "seat": None})
+                  is not None},
+        "don_check": _checks_allowed("don_check", "don", "sheriff", tried),
+        "sheriff_check": _checks_allowed("sheriff_check", "sheriff", "black", tried),
+        "end_night": tried({"type": "end_night"}) is not None,
+        "undo": tried({"type": "undo"}) is not None,
+        "best_move": _best_move_allowed(p, tried),
+        "result": [r for r in _RESULTS if tried({"type": "result", "result": r})],
+        "disqualify": seats("disqualify"),
+        "undisqualify": seats("undisqualify"),
+        "penalty": _rules_allowed("penalty", tried),
+        "unpenalty": _rules_allowed("unpenalty", tried),
+        "extra": {str(n): _extras_allowed(p, n) for n in SEAT_NUMBERS},
+    }
+
+
+_Try = Callable[..., Protocol | None]
+
+
+def _votes_allowed(p: Protocol, tried: _Try) -> dict[str, object] | None:
+    candidates = [n for n in SEAT_NUMBERS if tried({"type": "vote", "votes": {str(n): 0}})]
+    if not candidates:
+        return None
+    first = str(candidates[0])
+    most = max(k for k in range(SEATS + 1)
+               if k == 0 or tried({"type": "vote", "votes": {first: k}}))
+    return {"seats": candidates, "most": most}
+
+
+def _vote_out_allowed(tried: _Try) -> dict[str, object] | None:
+    leaving = [n for n in SEAT_NUMBERS if tried({"type": "vote_out", "seats": [n]})]
+    nobody = tried({"type": "vote_out", "seats": []}) is not None
+    return {"seats": leaving, "nobody": nobody} if leaving or nobody else None
+
+
+def _checks_allowed(kind: str, key: str, answer: str, tried: _Try) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for n in SEAT_NUMBERS:
+        after = tried({"type": kind, "seat": n})
+        if after is not None:
+            check = _checks(after, _live(after))[key]
+            assert check is not None
+            found[str(n)] = {answer: check[answer]}
+    return found
+
+
+def _best_move_allowed(p: Protocol, tried: _Try) -> dict[str, object]:
+    def named(on: Protocol) -> list[int]:
+        return [n for n in SEAT_NUMBERS if tried({"type": "best_move", "seat": n}, on)]
+
+    now = named(p)
+    end = tried({"type": "best_move_end"}) is not None
+    hint = tried({"type": "best_move_hint", "on": True}) is not None
+    left, on, choices = 0, p, now
+    while choices:  # name one after another (8.3.1) until no more may be (8.3, 8.3.3)
+        after = tried({"type": "best_move", "seat": choices[0]}, on)
+        assert after is not None
+        left, on = left + 1, after
+        choices = named(on)
+    by = facts(p).first_killed if now or end or hint else None
+    return {"by": by, "seats": now, "left": left, "end": end, "hint": hint}
+
+
+def _rules_allowed(kind: str, tried: _Try) -> dict[str, list[str]]:
+    found = {}
+    for n in SEAT_NUMBERS:
+        rules = [r for r in PENALTY_RULES if tried({"type": kind, "seat": n, "rule": r})]
+        if rules:
+            found[str(n)] = rules
+    return found
+
+
+def _extras_allowed(p: Protocol, seat: int) -> dict[str, object]:
+    values, stop = [], None
+    for value in _EXTRA_VALUES:
+        outcome = apply(p, {"type": "extra", "seat": seat, "hundredths": value})
+        if not isinstance(outcome, Refusal):
+            values.append(value)
+        elif stop is None:
+            stop = outcome.rule
+    return {"values": values, "rule": stop}
 
 
 def _ended(state: _Live) -> dict[str, object] | None:
@@ -603,8 +781,10 @@ def from_json(data: object) -> Protocol:
         ),
         extras=tuple((_seat(int(k)), _int(v)) for k, v in _dict(raw.get("extras")).items()),
     )
-    if isinstance(_fold(p, p.events), Refusal):
+    state = _fold(p, p.events)
+    if isinstance(state, Refusal):
         raise ValueError("the events do not make a game")
+    p._worked.state = state
     return p
 
 
@@ -655,6 +835,9 @@ def _guarded(before: Protocol, outcome: _Outcome) -> _Outcome | Refusal:
     """Refuse a protocol that breaks a rule the one before did not break, or whose
     result disagrees with the team the live events made win."""
     after, notes = outcome
+    if (after.events is before.events and after.roles is before.roles
+            and after._worked.state is None):
+        after._worked.state = _live(before)  # the same events and roles: the same state
     over = _live(after).over
     if over is not None and after.result is not None and after.result is not over:
         return _over_refusal(over)
@@ -685,11 +868,15 @@ def _live_event(p: Protocol, event: Event) -> _Outcome | Refusal:
                                   "can't be recorded live."))
     if p.result is not None:
         return Refusal("game", N_("The result is entered: the game is over."))
-    events = (*p.events, event)
-    state = _fold(p, events)
-    if isinstance(state, Refusal):
-        return state
-    return replace(p, events=events), ()
+    # The state of p's events and then this one: p's own, copied, stepped on once
+    # (what folding them all would give, and cheaper, as ``allowed`` tries many).
+    state = _live(p).copy()
+    refusal = _step(p.roles, state, event)
+    if refusal is not None:
+        return refusal
+    after = replace(p, events=(*p.events, event))
+    after._worked.state = state
+    return after, ()
 
 
 def _roles(p: Protocol, command: Mapping[str, object]) -> _Outcome | Refusal:
@@ -701,8 +888,9 @@ def _roles(p: Protocol, command: Mapping[str, object]) -> _Outcome | Refusal:
     if len({sheriff, don, *pair}) != 4:
         return Refusal("roles", N_("The sheriff, the don and the two mafia are four "
                                    "different seats."))
-    if any(event.kind in _NIGHT_KINDS for event in p.events) or _live(p).night:
-        return Refusal("game", N_("The roles can't change once the first night has begun."))
+    refusal = _roles_closed(p)
+    if refusal is not None:
+        return refusal
     roles: tuple[Role | None, ...] = tuple(
         Role.SHERIFF if n == sheriff else Role.DON if n == don
         else Role.MAFIA if n in pair else Role.CIVILIAN
@@ -713,6 +901,13 @@ def _roles(p: Protocol, command: Mapping[str, object]) -> _Outcome | Refusal:
         return Refusal("game", N_("With these roles the game would have ended before the "
                                   "events recorded."))
     return _settled(p, after)
+
+
+def _roles_closed(p: Protocol) -> Refusal | None:
+    """Why no roles can be set now, if none can (whichever seats they name)."""
+    if any(event.kind in _NIGHT_KINDS for event in p.events) or _live(p).night:
+        return Refusal("game", N_("The roles can't change once the first night has begun."))
+    return None
 
 
 def _foul(p: Protocol, command: Mapping[str, object]) -> _Outcome | Refusal:
@@ -929,7 +1124,12 @@ def _disqualify(p: Protocol, command: Mapping[str, object]) -> _Outcome | Refusa
     after = replace(p, disqualified=tuple(sorted((*p.disqualified, seat))))
     state = _live(p)
     if p.live and p.result is None and state.over is None and state.alive(seat):
-        after = replace(after, events=(*p.events, Event("disqualify", seat=seat)))
+        event = Event("disqualify", seat=seat)
+        stepped = state.copy()
+        refusal = _step(p.roles, stepped, event)
+        assert refusal is None, refusal  # a seat in the game, the game not over
+        after = replace(after, events=(*p.events, event))
+        after._worked.state = stepped
     return after, ()
 
 

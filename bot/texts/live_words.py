@@ -142,7 +142,7 @@ def command_text(command: object) -> str:
 
 def phase_text(phase: Mapping[str, Any]) -> str:
     """The public view's phase ("Day 2", "Night 2", "Game over after the day-3 vote:
-    black win"), in the current locale; ``phase`` is ``bot.web.live``'s public phase."""
+    black win"), in the current locale; ``phase`` is ``bot.web.public``'s public phase."""
     number = phase.get("number")
     if phase.get("kind") == "night":
         return _("Night {n}").format(n=number)

@@ -26,7 +26,7 @@ from bot.services import live as live_service
 from bot.texts.rating_format import short_points
 from bot.web.live import add_live
 from bot.web.server import create_app
-from scoring import Result, Role, game_breakdown
+from scoring import Result, Role, game_breakdown, protocol
 from scoring.judging import first_killed_ci
 from tests.handlers.test_game_entry_support import CHIEF, JUDGE, JUDGE2, OUTSIDER, World
 from tests.support import BotHarness
@@ -381,3 +381,25 @@ async def test_the_public_view_says_game_over_with_its_reason_then_the_saved_res
         "Игра окончена после голосования 3-го дня: победа красных")
     assert public["saved_text"] == "Сохранено как игра R1-T1"
     assert public["seats"][0]["role_name"] == "шериф"
+
+
+async def test_the_page_s_view_carries_what_the_protocol_accepts_now(
+    client: Any, token: str
+) -> None:
+    """GET and every POST of events answer with the protocol's view and its "allowed"
+    (what the page may offer, scoring.protocol.allowed), of the protocol as stored; the
+    public view has none of it. In a draw no seat is offered judge's points (8.4.7)."""
+    commands = (ROLES, {"type": "result", "result": "draw"})
+    done = await post(client, token, events(*commands))
+    drawn = protocol.replay(commands)
+    assert isinstance(drawn, protocol.Protocol), drawn
+    expected = protocol.view(drawn)
+    assert done["view"] == expected
+    allowed = done["view"]["allowed"]
+    assert allowed["result"] == ["red", "black", "draw"]  # the events ended nothing
+    assert all(extra == {"values": [0], "rule": "8.4.7"} for extra in allowed["extra"].values())
+    read = await client.get(f"/api/live/{token}", headers=headers(BOT_TOKEN, JUDGE))
+    body = await read.json()
+    assert body["view"] == expected
+    public = await (await client.get(f"/api/public/{body['public']}")).json()
+    assert "allowed" not in json.dumps(public)

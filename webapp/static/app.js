@@ -1,11 +1,14 @@
 /* The judge's live protocol (Telegram Mini App). Plain JavaScript, no build step.
  *
  * The server keeps the protocol (scoring/protocol.py); this page sends its commands
- * (miniapp-api.md) and shows the server's `view`. A tap shows at once: the command is
- * applied to a copy of the view here, queued (localStorage, with its client id) and
- * sent; the server's answer replaces the view. Commands made offline wait in the queue
- * and go in order, each once (the server skips an id it has stored), when the
- * connection returns. Every word on the page comes from the API's `texts`.
+ * and shows the server's `view`. What the page offers (modes, seats to tap, chips,
+ * buttons) is what the view's `allowed` says the protocol would accept now: the page
+ * holds no rule of its own. A tap is queued (localStorage, with its client id) and
+ * sent; where the last view allowed it, it shows at once on a copy of the view (as the
+ * command itself says: a foul more, a seat nominated), and the server's answer
+ * replaces the view. Commands made offline wait in the queue and go in order, each
+ * once (the server skips an id it has stored), when the connection returns. Every
+ * word on the page comes from the API's `texts`.
  */
 (function () {
   'use strict';
@@ -21,14 +24,12 @@
   // A test may speed the speech timer up (window.LIVE_TIMER_SCALE = 0.01).
   var TIMER_SCALE = Number(window.LIVE_TIMER_SCALE) || 1;
   var RETRY_MS = Number(window.LIVE_RETRY_MS) || 3000;
-  var BLACK = { mafia: 1, don: 1 };
+  // The roles command's seats, in the order the judge taps them.
   var ROLE_ORDER = ['sheriff', 'don', 'mafia', 'mafia'];
-  var PENALTY_RULES = ['8.5.1', '8.5.2', '8.5.3', '8.5.4'];
 
   var S = {
     data: null,          // the last GET answer: players, texts, saved, ...
-    view: null,          // the server's view
-    events: [],          // commands the server has applied, in order
+    view: null,          // the server's view (its `allowed`: what the protocol accepts now)
     queue: loadQueue(),  // [{id, command}] not yet applied by the server
     sending: false,
     offline: false,
@@ -172,101 +173,106 @@
     return '';
   }
 
+  // ------------------------------------------------------------------ what may be done
+
+  function has(list, item) { return Array.isArray(list) && list.indexOf(item) >= 0; }
+
+  // A map of the view keyed by seat (JSON's keys are strings).
+  function bySeat(map, seat) {
+    return map && Object.prototype.hasOwnProperty.call(map, String(seat)) ? map[String(seat)] : null;
+  }
+
+  function allowedOf(view) { return (view && view.allowed) || {}; }
+
+  // Whether the view's `allowed` (scoring/protocol.py, `allowed`) offers command `c`.
+  function offered(a, c) {
+    var seat = c.seat;
+    switch (c.type) {
+      case 'roles': return !!a.roles;
+      case 'foul': case 'disqualify': case 'undisqualify': return has(a[c.type], seat);
+      case 'nominate': return has(bySeat(a.nominate, c.by), seat);
+      case 'vote':
+        if (!a.vote) return false;
+        var total = 0;
+        return Object.keys(c.votes).every(function (n) {
+          total += c.votes[n];
+          return has(a.vote.seats, Number(n));
+        }) && total <= a.vote.most;
+      case 'vote_out':
+        if (!a.vote_out) return false;
+        if (!c.seats.length) return !!a.vote_out.nobody;
+        return c.seats.every(function (n) { return has(a.vote_out.seats, n); });
+      case 'shoot':
+        if (!a.shoot) return false;
+        return seat === null ? !!a.shoot.miss : has(a.shoot.seats, seat);
+      case 'don_check': case 'sheriff_check': return !!bySeat(a[c.type], seat);
+      case 'end_night': case 'undo': return !!a[c.type];
+      case 'best_move': return !!a.best_move && has(a.best_move.seats, seat);
+      case 'best_move_end': return !!a.best_move && !!a.best_move.end;
+      case 'best_move_hint': return !!a.best_move && !!a.best_move.hint;
+      case 'result': return has(a.result, c.result);
+      case 'penalty': case 'unpenalty': return has(bySeat(a[c.type], seat), c.rule);
+      case 'extra': return has((bySeat(a.extra, seat) || {}).values, c.hundredths);
+      default: return false;
+    }
+  }
+
   // ------------------------------------------------------------------ the shown state
 
-  // The server's view with the queued commands applied here, for display only.
+  // The server's view with the queued commands the view allowed shown on a copy of it.
   function shown() {
     var view = clone(S.view);
-    var log = fold([], S.events);
-    S.queue.forEach(function (e) {
-      view = local(view, e.command, log);
-      fold(log, [e.command]);
-    });
-    return { view: view, log: log };
-  }
-
-  // The live commands in force: an undo takes back the last one (as the protocol does).
-  var LIVE = { foul: 1, nominate: 1, vote: 1, vote_out: 1, shoot: 1, don_check: 1,
-    sheriff_check: 1, end_night: 1, disqualify: 1 };
-
-  function fold(log, commands) {
-    commands.forEach(function (c) {
-      if (c.type !== 'undo') { log.push(c); return; }
-      for (var i = log.length - 1; i >= 0; i--) {
-        if (LIVE[log[i].type]) { log.splice(i, 1); return; }
-      }
-    });
-    return log;
-  }
-
-  function seatOf(view, n) { return view.seats[n - 1]; }
-
-  function isOver(view) { return !!view.over; }
-
-  // What a command does to the view, as far as the page needs to show it at once.
-  function local(view, c, log) {
-    var seat = c.seat ? seatOf(view, c.seat) : null;
-    var phase = view.phase || (view.phase = { kind: 'day', number: 1, step: 'speeches' });
-    switch (c.type) {
-      case 'roles':
-        view.seats.forEach(function (s) { s.role = 'civilian'; });
-        seatOf(view, c.sheriff).role = 'sheriff';
-        seatOf(view, c.don).role = 'don';
-        c.mafia.forEach(function (m) { seatOf(view, m).role = 'mafia'; });
-        break;
-      case 'foul':
-        seat.fouls += 1;
-        if (seat.fouls >= 4) { seat.alive = false; seat.out = 'fouls'; }
-        break;
-      case 'nominate': seat.nominated = true; break;
-      case 'vote': phase.step = 'voting'; break;
-      case 'vote_out':
-        c.seats.forEach(function (n) { var s = seatOf(view, n); s.alive = false; s.out = 'voted'; });
-        view.seats.forEach(function (s) { s.nominated = false; });
-        view.phase = { kind: 'night', number: phase.number, step: 'shot' };
-        view.checks = { don: null, sheriff: null };
-        break;
-      case 'shoot': phase.step = 'checks'; break;
-      case 'don_check':
-        view.checks = view.checks || {};
-        view.checks.don = { seat: c.seat, sheriff: seat.role === 'sheriff' };
-        break;
-      case 'sheriff_check':
-        view.checks = view.checks || {};
-        view.checks.sheriff = { seat: c.seat, black: !!BLACK[seat.role] };
-        break;
-      case 'end_night':
-        var shot = nightShot(log);
-        if (shot) { seatOf(view, shot).alive = false; seatOf(view, shot).out = 'shot'; }
-        view.phase = { kind: 'day', number: phase.number + 1, step: 'speeches' };
-        view.checks = { don: null, sheriff: null };
-        break;
-      case 'disqualify': seat.alive = false; seat.out = 'disqualified'; break;
-      case 'result': view.result = c.result; break;
-      default: break;  // the rest shows when the server answers
-    }
+    var a = allowedOf(S.view);
+    S.queue.forEach(function (e) { if (offered(a, e.command)) mark(view, e.command, a); });
     return view;
   }
 
-  // The commands of the current day or night (since the last vote_out / end_night).
-  function sincePhase(log) {
-    for (var i = log.length - 1; i >= 0; i--) {
-      if (log[i].type === 'vote_out' || log[i].type === 'end_night') return log.slice(i + 1);
+  // A command on the copy, as the command itself says it (and the check's answer as the
+  // view's `allowed` gave it); what it leads to (a player out by his 4th foul, the
+  // night, the game over) shows when the server answers. The rest waits for it too.
+  function mark(view, c, a) {
+    var seat = c.seat ? view.seats[c.seat - 1] : null;
+    var key = String(c.seat);
+    switch (c.type) {
+      case 'roles':
+        view.seats.forEach(function (s) { s.role = 'civilian'; });
+        view.seats[c.sheriff - 1].role = 'sheriff';
+        view.seats[c.don - 1].role = 'don';
+        c.mafia.forEach(function (m) { view.seats[m - 1].role = 'mafia'; });
+        break;
+      case 'foul': seat.fouls += 1; break;
+      case 'nominate':
+        seat.nominated = true;
+        view.nominations.push([c.seat, c.by]);
+        break;
+      case 'vote': view.votes = c.votes; break;
+      case 'shoot': view.shot = c.seat; view.phase.step = 'checks'; break;
+      case 'don_check':
+        view.checks.don = { seat: c.seat, sheriff: bySeat(a.don_check, c.seat).sheriff };
+        break;
+      case 'sheriff_check':
+        view.checks.sheriff = { seat: c.seat, black: bySeat(a.sheriff_check, c.seat).black };
+        break;
+      case 'disqualify':
+        view.dq.push(c.seat);
+        seat.alive = false;
+        seat.out = seat.out || 'disqualified';
+        break;
+      case 'result': view.result = c.result; break;
+      case 'best_move': view.best_move.seats.push(c.seat); break;
+      case 'best_move_end': view.best_move.final = true; break;
+      case 'best_move_hint': view.best_move.hint = c.on !== false; break;
+      case 'penalty': view.penalties[key] = (view.penalties[key] || []).concat([c.rule]); break;
+      case 'unpenalty':
+        view.penalties[key] = (view.penalties[key] || []).filter(function (r) { return r !== c.rule; });
+        break;
+      case 'extra':
+        if (c.hundredths) view.extras[key] = c.hundredths;
+        else delete view.extras[key];
+        break;
+      default: break;  // vote_out, end_night, undisqualify, undo: the server's answer shows them
     }
-    return log.slice();
   }
-
-  function nightShot(log) {
-    var now = sincePhase(log);
-    for (var i = 0; i < now.length; i++) if (now[i].type === 'shoot') return now[i].seat;
-    return null;
-  }
-
-  function done(log, type) {
-    return sincePhase(log).some(function (c) { return c.type === type; });
-  }
-
-  function commands(log, type) { return log.filter(function (c) { return c.type === type; }); }
 
   // ------------------------------------------------------------------ the server
 
@@ -296,7 +302,6 @@
   function accept(data) {
     S.data = data;
     S.view = data.view;
-    S.events = (data.events || []).map(function (e) { return e.command; });
     var stored = {};
     (data.events || []).forEach(function (e) { stored[e.id] = 1; });
     // A reload after the server took some of the queue: those are done.
@@ -354,7 +359,6 @@
       }
       var applied = {};
       (body.applied || []).forEach(function (id) { applied[id] = 1; });
-      batch.forEach(function (e) { if (applied[e.id]) S.events.push(e.command); });
       S.queue = S.queue.filter(function (e) { return !applied[e.id]; });
       if (body.refused) {
         // Back to the server's state: the refused command and those made on top of it go.
@@ -449,31 +453,67 @@
     return '<span class="role ' + role + '">' + esc(T('role_' + role)) + '</span>';
   }
 
-  function defaultMode(view, log) {
-    if (isOver(view)) return null;
-    if (!rolesKnown(view) && !commands(log, 'vote_out').length) return 'roles';
+  function seatOf(view, n) { return view.seats[n - 1]; }
+
+  // The command a seat tap sends in mode `m` (null: the tap picks or chooses a seat).
+  function seatCommand(view, m, n) {
+    var a = allowedOf(view);
+    switch (m) {
+      case 'foul': return { type: 'foul', seat: n };
+      case 'nominate': return { type: 'nominate', seat: n, by: S.ui.speaker };
+      case 'shoot': return { type: 'shoot', seat: n };
+      case 'don_check': return { type: 'don_check', seat: n };
+      case 'sheriff_check': return { type: 'sheriff_check', seat: n };
+      case 'dq': return { type: has(a.undisqualify, n) ? 'undisqualify' : 'disqualify', seat: n };
+      default: return null;
+    }
+  }
+
+  // Whether a seat tap in mode `m` does what the protocol would accept: the seat is a
+  // target there (the others are shown dimmed; a tap on one asks the server, which
+  // says why not).
+  function seatOffered(view, m, n) {
+    var a = allowedOf(view);
+    if (m === 'roles') return !!a.roles;
+    if (m === 'penalty') return penaltyRules(view, n).length > 0;
+    if (m === 'extra') return extraValues(view, n).length > 0;
+    var command = seatCommand(view, m, n);
+    return !!command && offered(a, command);
+  }
+
+  // Whether mode `m` has anything to offer now (its button is shown only then).
+  function modeOffered(view, m) {
+    if (m === 'nominate') return Object.keys(allowedOf(view).nominate || {}).length > 0;
+    for (var n = 1; n <= view.seats.length; n++) if (seatOffered(view, m, n)) return true;
+    return false;
+  }
+
+  // What the view shows recorded tonight: the shot (a miss too) and each check.
+  function recorded(view, step) {
+    if (step === 'shoot') return view.phase.step === 'checks';
+    return !!(view.checks && view.checks[step === 'don_check' ? 'don' : 'sheriff']);
+  }
+
+  function defaultMode(view) {
+    var a = allowedOf(view);
+    if (a.roles && !rolesKnown(view)) return 'roles';
     if (view.phase.kind === 'night') {
-      if (!done(log, 'shoot')) return 'shoot';
-      if (!done(log, 'don_check') && roleAlive(view, 'don')) return 'don_check';
-      if (!done(log, 'sheriff_check') && roleAlive(view, 'sheriff')) return 'sheriff_check';
+      var steps = ['shoot', 'don_check', 'sheriff_check'];
+      for (var i = 0; i < steps.length; i++) {
+        if (!recorded(view, steps[i]) && modeOffered(view, steps[i])) return steps[i];
+      }
       return null;
     }
-    return votingNow(view) ? null : 'nominate';
+    return !votingNow(view) && modeOffered(view, 'nominate') ? 'nominate' : null;
   }
 
-  function roleAlive(view, role) {
-    return view.seats.some(function (s) { return s.role === role && s.alive; });
-  }
-
-  function mode(view, log) {
-    return S.ui.tab === 'outcome' ? S.ui.mode : (S.ui.mode || defaultMode(view, log));
+  function mode(view) {
+    return S.ui.tab === 'outcome' ? S.ui.mode : (S.ui.mode || defaultMode(view));
   }
 
   function votingNow(view) {
     return view.phase.kind === 'day' && (S.ui.voting || view.phase.step === 'voting');
   }
-
-  function alive(view) { return view.seats.filter(function (s) { return s.alive; }); }
 
   function firstSpeaker(view) {
     var start = (view.phase.number - 1) % 10;
@@ -502,9 +542,7 @@
       root.innerHTML = '<div class="loading">' + (S.offline ? '⚠ …' : '…') + '</div>';
       return;
     }
-    var sv = shown();
-    var view = sv.view;
-    var log = sv.log;
+    var view = shown();
     var ui = S.ui;
     if (ui.speakerDay !== dayKey(view)) {
       ui.speakerDay = dayKey(view);
@@ -512,13 +550,13 @@
       ui.voting = false; ui.voteRound = null; ui.votes = {}; ui.lastVote = null;
       if (ui.tab === 'table') ui.mode = null;
     }
-    var m = mode(view, log);
+    var m = mode(view);
     if (!render.drawn && window.performance && performance.mark) {
       render.drawn = true;
       performance.mark('live-table');  // bench/page_bench.py: the table is on the screen
     }
-    var html = header(view) + status() + banner(view, log, m) + seats(view, log, m);
-    html += ui.tab === 'table' ? livePanel(view, log, m) : outcomePanel(view, log, m);
+    var html = header(view) + status() + banner(view, m) + seats(view, m);
+    html += ui.tab === 'table' ? livePanel(view, m) : outcomePanel(view, m);
     root.innerHTML = html;
     tick();
   }
@@ -552,7 +590,7 @@
   }
 
   // What a seat tap does now, in words; and the LARGE answers of the night's checks.
-  function banner(view, log, m) {
+  function banner(view, m) {
     var html = '';
     if (view.phase.kind === 'night' && view.checks && !view.over) {
       var don = view.checks.don;
@@ -575,9 +613,16 @@
     return html;
   }
 
-  function seats(view, log, m) {
-    var noms = nominations(log);
-    var target = view.phase.kind === 'night' ? nightShot(log) : null;
+  // Who nominated each seat today, as the view lists it.
+  function nominators(view) {
+    var found = {};
+    (view.nominations || []).forEach(function (pair) { found[pair[0]] = pair[1]; });
+    return found;
+  }
+
+  function seats(view, m) {
+    var noms = nominators(view);
+    var target = view.phase.kind === 'night' ? view.shot : null;
     var html = '<ol class="seats' + (m ? ' armed' : '') + '">';
     view.seats.forEach(function (s) {
       var role = S.ui.showRoles ? s.role : null;
@@ -585,7 +630,8 @@
       if (picked >= 0) role = ROLE_ORDER[picked];
       var cls = 'seat' + (s.alive ? '' : ' out') + (s.nominated ? ' nominated' : '') +
         (S.ui.speaker === s.seat && view.phase.kind === 'day' && !view.over ? ' speaking' : '') +
-        (S.ui.seat === s.seat ? ' chosen' : '') + (picked >= 0 ? ' picked' : '');
+        (S.ui.seat === s.seat ? ' chosen' : '') + (picked >= 0 ? ' picked' : '') +
+        (m ? (seatOffered(view, m, s.seat) ? ' can' : ' off') : '');
       var fouls = '';
       for (var i = 0; i < 4; i++) fouls += '<i class="' + (i < s.fouls ? 'f' : '') + '"></i>';
       var tag = '';
@@ -603,34 +649,32 @@
     return html + '</ol>';
   }
 
-  function nominations(log) {
-    var found = {};
-    sincePhase(log).forEach(function (c) { if (c.type === 'nominate') found[c.seat] = c.by; });
-    return found;
-  }
-
-  function tools(view, log, m) {
-    var over = isOver(view);
+  function tools(view, m) {
     var html = '<div class="tools">';
-    if (!over) html += btn('mode', '⚠ ' + esc(T('foul')), 'foul', m === 'foul' ? 'on' : '');
-    if (!over && view.phase.kind === 'day' && !votingNow(view)) {
+    if (modeOffered(view, 'foul')) {
+      html += btn('mode', '⚠ ' + esc(T('foul')), 'foul', m === 'foul' ? 'on' : '');
+    }
+    if (view.phase.kind === 'day' && !votingNow(view) && modeOffered(view, 'nominate')) {
       html += btn('mode', '☝ ' + esc(T('nominate')), 'nominate', m === 'nominate' ? 'on' : '');
     }
-    if (!over && !commands(log, 'shoot').length && rolesKnown(view)) {
+    if (allowedOf(view).roles && rolesKnown(view)) {
       html += btn('mode', esc(T('change_roles')), 'roles', m === 'roles' ? 'on' : '');
     }
-    html += btn('mode', '🟥 ' + esc(T('disqualify')), 'dq', m === 'dq' ? 'on' : '');
-    html += btn('undo', '↶ ' + esc(T('undo')), null, '', !S.events.length && !S.queue.length);
+    if (modeOffered(view, 'dq')) {
+      html += btn('mode', '🟥 ' + esc(T('disqualify')), 'dq', m === 'dq' ? 'on' : '');
+    }
+    // Undo takes back the last event: the server's, or one still waiting here.
+    html += btn('undo', '↶ ' + esc(T('undo')), null, '', !allowedOf(view).undo && !S.queue.length);
     return html + '</div>';
   }
 
-  function livePanel(view, log, m) {
-    var html = tools(view, log, m);
-    if (isOver(view)) {
+  function livePanel(view, m) {
+    var html = tools(view, m);
+    if (view.over) {
       return html + '<div class="panel">' + btn('tab', esc(T('tab_outcome')) + ' ▶', 'outcome', 'main') + '</div>';
     }
-    if (view.phase.kind === 'night') return html + nightPanel(view, log, m);
-    if (votingNow(view)) return html + votePanel(view, log);
+    if (view.phase.kind === 'night') return html + nightPanel(view, m);
+    if (votingNow(view)) return html + votePanel(view);
     return html + speechPanel(view);
   }
 
@@ -647,18 +691,29 @@
     return html + '</div>';
   }
 
-  function votePanel(view, log) {
+  // The vote's candidates, in the order they were nominated: those the view lets get votes.
+  function candidates(view) {
+    var vote = allowedOf(view).vote;
+    if (!vote) return [];
+    return (view.nominations || []).map(function (pair) { return pair[0]; })
+      .filter(function (n) { return has(vote.seats, n); });
+  }
+
+  // The most votes there are to give (the view's), and a vote-out button where the
+  // view allows it.
+  function votes(view) { var vote = allowedOf(view).vote; return vote ? vote.most : 0; }
+
+  function outButton(view, leaving, label, cls) {
+    if (!offered(allowedOf(view), { type: 'vote_out', seats: leaving })) return '';
+    return btn('out', esc(label), leaving.join(','), cls);
+  }
+
+  function votePanel(view) {
     var ui = S.ui;
-    var noms = view.seats.filter(function (s) { return s.nominated && s.alive; })
-      .map(function (s) { return s.seat; });
-    var order = sincePhase(log).filter(function (c) { return c.type === 'nominate'; })
-      .map(function (c) { return c.seat; })
-      .filter(function (n) { return noms.indexOf(n) >= 0; });
-    noms.forEach(function (n) { if (order.indexOf(n) < 0) order.push(n); });
-    var round = ui.voteRound || order;
-    var voters = alive(view).length;
+    var round = ui.voteRound || candidates(view);
+    var voters = votes(view);
     var html = '<div class="panel vote">';
-    if (ui.lastVote) html += voteDecision(ui.lastVote, round);
+    if (ui.lastVote) html += voteDecision(view, ui.lastVote, round);
     else if (round.length > 1) {
       var given = 0;
       round.forEach(function (n, i) {
@@ -678,58 +733,63 @@
       });
       html += btn('cast', esc(T('record_votes')), null, 'main wide');
     } else if (round.length === 1) {
-      html += btn('out', esc(T('vote_out', { seats: round[0] })), String(round[0]), 'main');
+      html += outButton(view, [round[0]], T('vote_out', { seats: round[0] }), 'main');
     }
-    html += btn('out', esc(T('nobody_out')), '', 'wide');
+    html += outButton(view, [], T('nobody_out'), 'wide');
     html += btn('speeches', '◀ ' + esc(T('back_to_speeches')), null, 'small');
     return html + '</div>';
   }
 
-  function voteDecision(votes, round) {
+  function voteDecision(view, given, round) {
     var most = -1;
     var leaders = [];
     round.forEach(function (n) {
-      var v = votes[n] || 0;
+      var v = given[n] || 0;
       if (v > most) { most = v; leaders = [n]; } else if (v === most) leaders.push(n);
     });
     var html = '<div class="tally">' + round.map(function (n) {
-      return '<b>' + n + '</b>: ' + (votes[n] || 0);
+      return '<b>' + n + '</b>: ' + (given[n] || 0);
     }).join(' · ') + '</div>';
     if (leaders.length === 1) {
-      return html + btn('out', esc(T('vote_out', { seats: leaders[0] })), String(leaders[0]), 'main wide');
+      return html + outButton(view, leaders, T('vote_out', { seats: leaders[0] }), 'main wide');
     }
     if (S.ui.voteRound === null) html += btn('revote', esc(T('revote', { seats: leaders.join(', ') })), leaders.join(','), 'main wide');
-    html += btn('out', esc(T('lift_all', { seats: leaders.join(', ') })), leaders.join(','), 'wide');
+    html += outButton(view, leaders, T('lift_all', { seats: leaders.join(', ') }), 'wide');
     return html;
   }
 
-  function nightPanel(view, log, m) {
+  function nightPanel(view, m) {
+    var a = allowedOf(view);
     var html = '<div class="panel night">';
-    var steps = ['shoot', 'don_check', 'sheriff_check'];
     html += '<div class="steps">';
-    steps.forEach(function (s) {
-      var did = done(log, s);
-      html += btn('mode', (did ? '✓ ' : '') + esc(T('step_' + s)), s, (m === s ? 'on' : '') + (did ? ' did' : ''), did);
+    ['shoot', 'don_check', 'sheriff_check'].forEach(function (s) {
+      var did = recorded(view, s);
+      html += btn('mode', (did ? '✓ ' : '') + esc(T('step_' + s)), s, (m === s ? 'on' : '') + (did ? ' did' : ''),
+        did || !modeOffered(view, s));
     });
     html += '</div>';
-    if (!done(log, 'shoot')) html += btn('miss', esc(T('miss')), null, 'wide');
+    if (a.shoot && a.shoot.miss && !recorded(view, 'shoot')) html += btn('miss', esc(T('miss')), null, 'wide');
     html += btn('end_night', esc(T('end_night', { n: view.phase.number + 1 })) + ' ▶', null,
-      'main wide', !done(log, 'shoot'));
+      'main wide', !a.end_night);
     return html + '</div>';
   }
 
-  function outcomePanel(view, log, m) {
+  function outcomePanel(view, m) {
+    var a = allowedOf(view);
     var html = '<div class="panel outcome">';
-    html += bestMove(view, log);
+    html += bestMove(view);
     html += '<h3>' + esc(T('result')) + '</h3><div class="row">';
-    ['red', 'black', 'draw'].forEach(function (r) {
-      html += btn('result', esc(T('result_' + r)), r, 'res ' + r + (view.result === r ? ' on' : ''));
+    var results = (a.result || []).slice();
+    if (view.result && !has(results, view.result)) results.push(view.result);
+    results.forEach(function (r) {
+      html += btn('result', esc(T('result_' + r)), r, 'res ' + r + (view.result === r ? ' on' : ''),
+        !has(a.result, r));
+    });
+    html += '</div><div class="row">';
+    [['dq', 'disqualify'], ['penalty', 'penalties'], ['extra', 'extras']].forEach(function (tool) {
+      if (modeOffered(view, tool[0])) html += btn('mode', esc(T(tool[1])), tool[0], m === tool[0] ? 'on' : '');
     });
     html += '</div>';
-    html += '<div class="row">' +
-      btn('mode', esc(T('disqualify')), 'dq', m === 'dq' ? 'on' : '') +
-      btn('mode', esc(T('penalties')), 'penalty', m === 'penalty' ? 'on' : '') +
-      btn('mode', esc(T('extras')), 'extra', m === 'extra' ? 'on' : '') + '</div>';
     html += seatTool(view, m);
     html += summary(view);
     html += '<div class="row">' + btn('review', esc(T('review')), null, 'wide') +
@@ -742,11 +802,12 @@
     return html + '</div>';
   }
 
-  function bestMove(view, log) {
+  function bestMove(view) {
     var bm = view.best_move || {};
-    var killed = bm.first_killed || firstKilled(log);
+    var a = allowedOf(view).best_move || {};
+    var killed = bm.first_killed;
     if (!killed) return '';
-    var named = bm.seats || commands(log, 'best_move').map(function (c) { return c.seat; });
+    var named = bm.seats || [];
     var html = '<h3>' + esc(T('best_move_of', { seat: killed, nick: nick(killed) })) + '</h3>';
     if (bm.allowed === false) return html + '<p class="hintline">' + esc(T('best_move_none')) + '</p>';
     html += '<ol class="named" id="best-move">';
@@ -754,66 +815,60 @@
       html += '<li><b>' + n + '</b> ' + esc(nick(n)) + ' — <span class="ok">' + esc(T('accepted')) + '</span></li>';
     });
     html += '</ol>';
-    var closed = bm.final || named.length >= 3 || commands(log, 'best_move_end').length;
-    if (!closed) {
+    if ((a.seats || []).length && !bm.final) {
       html += '<div class="chips ten">';
-      for (var n = 1; n <= 10; n++) {
-        html += btn('best', String(n), n, 'chip', named.indexOf(n) >= 0);
+      for (var n = 1; n <= view.seats.length; n++) {
+        html += btn('best', String(n), n, 'chip', !has(a.seats, n) || has(named, n));
       }
-      html += '</div><div class="row">' + btn('best_end', esc(T('best_move_end')), null, '') + '</div>';
+      html += '</div>';
     }
-    var hinted = bm.hint || commands(log, 'best_move_hint').length;
-    html += '<div class="row">' + btn('best_hint', esc(T('best_move_hint')), null, hinted ? 'on' : '', !!hinted) + '</div>';
+    if (a.end && !bm.final) html += '<div class="row">' + btn('best_end', esc(T('best_move_end')), null, '') + '</div>';
+    if (a.hint || bm.hint) {
+      html += '<div class="row">' + btn('best_hint', esc(T('best_move_hint')), null, bm.hint ? 'on' : '',
+        bm.hint || !a.hint) + '</div>';
+    }
     return html;
   }
 
-  function firstKilled(log) {
-    var nights = 0;
-    for (var i = 0; i < log.length; i++) {
-      if (log[i].type === 'shoot' && nights === 0) return log[i].seat;
-      if (log[i].type === 'end_night') nights++;
-      if (log[i].type === 'night1') return log[i].seat;
-    }
-    return null;
+  // The penalties a seat's tool shows: those the view offers to give or take back, and
+  // those it has.
+  function penaltyRules(view, seat) {
+    var a = allowedOf(view);
+    var rules = [];
+    [bySeat(a.penalty, seat), bySeat(a.unpenalty, seat), penaltiesOf(view, seat)].forEach(function (list) {
+      (list || []).forEach(function (r) { if (!has(rules, r)) rules.push(r); });
+    });
+    return rules.sort();
+  }
+
+  // The judge's points a seat's tool offers (hundredths): none when only 0 is.
+  function extraValues(view, seat) {
+    var values = (bySeat(allowedOf(view).extra, seat) || {}).values || [];
+    return values.some(function (h) { return h > 0; }) || extraOf(view, seat) ? values : [];
   }
 
   function seatTool(view, m) {
     var seat = S.ui.seat;
     if (!seat || (m !== 'penalty' && m !== 'extra')) return '';
-    var s = seatOf(view, seat);
     var html = '<div class="seattool"><b>' + seat + '</b> ' + esc(nick(seat)) + '<div class="chips">';
     if (m === 'penalty') {
-      PENALTY_RULES.forEach(function (rule) {
-        var has = penaltiesOf(view, seat).indexOf(rule) >= 0;
-        html += btn(has ? 'unpenalty' : 'penalty', (has ? '✓ ' : '') + rule, rule, 'chip' + (has ? ' on' : ''));
+      penaltyRules(view, seat).forEach(function (rule) {
+        var given = has(penaltiesOf(view, seat), rule);
+        var type = given ? 'unpenalty' : 'penalty';
+        html += btn(type, (given ? '✓ ' : '') + rule, rule, 'chip' + (given ? ' on' : ''),
+          !offered(allowedOf(view), { type: type, seat: seat, rule: rule }));
       });
     } else {
-      var won = view.result && view.result !== 'draw' && s.role &&
-        (BLACK[s.role] ? 'black' : 'red') === view.result;
-      var most = won ? 70 : 40;
-      for (var h = 0; h <= most; h += 5) {
+      extraValues(view, seat).forEach(function (h) {
         html += btn('extra', h ? (h / 100).toFixed(2) : '0', h, 'chip' + (extraOf(view, seat) === h ? ' on' : ''));
-      }
+      });
     }
     return html + '</div></div>';
   }
 
-  function penaltiesOf(view, seat) {
-    var p = view.penalties || {};
-    if (Array.isArray(p)) {
-      return p.filter(function (x) { return x.seat === seat; }).map(function (x) { return x.rule; });
-    }
-    return p[seat] || p[String(seat)] || [];
-  }
+  function penaltiesOf(view, seat) { return bySeat(view.penalties, seat) || []; }
 
-  function extraOf(view, seat) {
-    var e = view.extras || {};
-    if (Array.isArray(e)) {
-      var hit = e.filter(function (x) { return x.seat === seat; })[0];
-      return hit ? hit.hundredths : 0;
-    }
-    return e[seat] || e[String(seat)] || 0;
-  }
+  function extraOf(view, seat) { return bySeat(view.extras, seat) || 0; }
 
   function summary(view) {
     var lines = [];
@@ -854,9 +909,8 @@
   // ------------------------------------------------------------------ taps
 
   function seatTap(n) {
-    var sv = shown();
-    var view = sv.view;
-    var m = mode(view, sv.log);
+    var view = shown();
+    var m = mode(view);
     var ui = S.ui;
     if (!m) return;
     if (m === 'roles') {
@@ -871,14 +925,7 @@
       return;
     }
     if (m === 'penalty' || m === 'extra') { ui.seat = n; render(); return; }
-    var command = {
-      foul: { type: 'foul', seat: n },
-      nominate: { type: 'nominate', seat: n, by: ui.speaker },
-      shoot: { type: 'shoot', seat: n },
-      don_check: { type: 'don_check', seat: n },
-      sheriff_check: { type: 'sheriff_check', seat: n },
-      dq: { type: seatOf(view, n).out === 'disqualified' ? 'undisqualify' : 'disqualify', seat: n }
-    }[m];
+    var command = seatCommand(view, m, n);
     if (!command) return;
     if (m === 'foul' || m === 'dq' || view.phase.kind === 'night') ui.mode = null;
     send(command);
@@ -895,7 +942,7 @@
     eye: function () { S.ui.showRoles = !S.ui.showRoles; render(); },
     undo: function () { send({ type: 'undo' }); },
     speaker: function (arg) {
-      var view = shown().view;
+      var view = shown();
       S.ui.speaker = nextAlive(view, S.ui.speaker || 1, Number(arg));
       if (Number(arg) > 0) timerSet(60, true);
       render();
@@ -910,25 +957,20 @@
       render();
     },
     cast: function () {
-      var sv = shown();
-      var view = sv.view;
-      var round = S.ui.voteRound || view.seats.filter(function (s) { return s.nominated && s.alive; })
-        .map(function (s) { return s.seat; });
-      var order = sincePhase(sv.log).filter(function (c) { return c.type === 'nominate'; })
-        .map(function (c) { return c.seat; }).filter(function (n) { return round.indexOf(n) >= 0; });
-      round.forEach(function (n) { if (order.indexOf(n) < 0) order.push(n); });
-      var votes = {};
+      var view = shown();
+      var round = S.ui.voteRound || candidates(view);
       var given = 0;
-      var voters = alive(view).length;
-      order.forEach(function (n, i) {
-        var v = i === order.length - 1 ? Math.max(0, voters - given) : (S.ui.votes[n] || 0);
+      var voters = votes(view);
+      var cast = {};
+      round.forEach(function (n, i) {
+        var v = i === round.length - 1 ? Math.max(0, voters - given) : (S.ui.votes[n] || 0);
         given += v;
-        votes[String(n)] = v;
+        cast[String(n)] = v;
       });
-      S.ui.lastVote = votes;
+      S.ui.lastVote = cast;
       S.ui.voteRound = S.ui.voteRound || null;
       S.ui.votes = {};
-      send({ type: 'vote', votes: votes });
+      send({ type: 'vote', votes: cast });
     },
     revote: function (arg) {
       S.ui.voteRound = arg.split(',').map(Number);
