@@ -34,6 +34,7 @@ from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
 from bot.services import career as service
 from bot.services.records import Database, PlayerRow, TournamentRow
+from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import staff_tournaments
 from bot.texts import career_text as texts
 from bot.texts.career_image import render_history, render_top
@@ -181,7 +182,7 @@ async def person_picked(
     profile = await _profile(db, career, standings, settings, callback_data.person_id,
                              callback.from_user.id)
     if profile is None or not isinstance(callback.message, Message):
-        await callback.answer(_("This card is out of date."))
+        await callback.answer(OUT_OF_DATE.text())
         return
     await callback.answer()
     await _show(callback.message, bot, profile, group=is_group(callback.message),
