@@ -62,6 +62,7 @@ bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/scoring_bench.py
 	$(BIN)/python bench/standings_bench.py
 	$(BIN)/python bench/elo_bench.py
+	$(BIN)/python bench/career_bench.py
 	$(BIN)/python bench/seating_bench.py
 	$(BIN)/python bench/bot_bench.py
 	$(BIN)/python bench/stage_close_bench.py

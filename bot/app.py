@@ -26,6 +26,7 @@ from bot.db.connection import Database
 from bot.ops.backups import BackupSchedule, backup_before_migration
 from bot.ops.instance import InstanceLock
 from bot.publishing import Publisher
+from bot.reads.career import CareerService
 from bot.reads.standings import StandingsService
 from bot.telegram.aiogram_models import pin_response_types
 from bot.telegram.api_retry import ApiRetry
@@ -91,6 +92,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp["settings"] = settings
     standings = StandingsService(db)
     dp["standings"] = standings
+    dp["career"] = CareerService(db)  # the career rating, brought up to date when read
     i18n = create_i18n(settings.locales_path)
     dp["i18n"] = i18n
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
@@ -163,6 +165,8 @@ async def run(settings: Settings, token: str, lock: InstanceLock | None = None) 
            if port is not None else None)
     if app is not None and settings.webapp_url:
         add_live_pages(app, dp, bot, settings, token)
+    if app is not None:
+        add_career_pages(app, dp, settings)
     try:
         # Nothing is served before Telegram has answered: "started" means reachable.
         me = await first_contact(bot, settings.telegram_start_wait)
@@ -193,6 +197,14 @@ def add_live_pages(app: web.Application, dp: Dispatcher, bot: Bot, settings: Set
 
     add_live(app, live_runtime(dp, bot, token=token, max_age=settings.webapp_init_max_age,
                                base_url=settings.webapp_url))
+
+
+def add_career_pages(app: web.Application, dp: Dispatcher, settings: Settings) -> None:
+    """The career rating's public pages (``/top``, ``/player/{id}``) on the bot's server."""
+    from bot.web.career import CareerPages, add_career
+
+    add_career(app, CareerPages(db=dp["db"], career=dp["career"], standings=dp["standings"],
+                                i18n=dp["i18n"], min_games=settings.top_min_games))
 
 
 def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,

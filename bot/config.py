@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     # less at start-up. Read by ``lazy_models()`` when the package is imported, before
     # aiogram is; here so that a bad value is reported like any other setting's.
     lazy_models: bool = True
+    # Rated games a player needs to stand on the career rating's leaderboard (/top and
+    # its web page); /me and /player show anyone's rating.
+    top_min_games: int = Field(default=10, ge=1)
     # Telegram user ids of the bot's operators, comma-separated: only they get /backup,
     # a copy of the whole database (every tournament's). None: nobody in chat; the
     # command line (python -m bot backup) still works.

@@ -13,6 +13,7 @@ from bot.texts.i18n import DEFAULT_LOCALE, create_i18n
 from handlers import (
     access,
     backup,
+    career,
     chat_events,
     common,
     errors,
@@ -49,6 +50,7 @@ def _root() -> Router:
         players.router,
         exports.router,  # its /rating image before the rating router's /rating
         rating.router,
+        career.router,
         protests.router,
         lots.router,
         seating.router,

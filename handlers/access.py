@@ -94,6 +94,9 @@ COMMANDS: Mapping[str, Access] = {
         menus=BOTH,
         group_about=N_("Standings: /rating all for everyone"),
     ),
+    "me": Access("anyone", BOTH, about=N_("My career rating"), menus=BOTH),
+    "player": Access("anyone", BOTH, about=N_("A player's career: /player NICKNAME")),
+    "top": Access("anyone", BOTH, about=N_("Career rating: the leaderboard"), menus=BOTH),
     "protest": Access(
         "anyone", BOTH, about=N_("Protest a game (within 10 minutes)"), menus=BOTH
     ),
@@ -182,6 +185,16 @@ COMMANDS: Mapping[str, Access] = {
         ),
     ),
     "stages": Access("chief", BOTH, about=N_("Stages: semifinal, final (chief)"), menus=PRIVATE),
+    "link": Access(
+        "chief", BOTH, about=N_("Link a player to his games in other tournaments: /link NICKNAME")
+    ),
+    "career_name": Access(
+        "chief", BOTH, about=N_("A player's name in the career rating: /career_name NICK = NAME")
+    ),
+    "undo_link": Access("chief", BOTH, about=N_("Take back your last link or career name")),
+    "rating_kind": Access(
+        "chief", BOTH, about=N_("The tournament's weight in the career rating (chief)")
+    ),
     "backup": _private("operator", N_("Database backup (operators)")),
 }
 
@@ -226,6 +239,10 @@ CALLBACKS: Mapping[str, Access] = {
     "sc": Access("chief", BOTH),  # /stages close: close the current stage (D13)
     "se": Access("chief", BOTH),  # a stage's settings card: a setting, a value (D13)
     "sv": Access("chief", BOTH),  # back to the /stages card
+    "cp": Access("anyone", BOTH),  # /player: which of several persons of a name
+    "cl": Access("chief", BOTH),  # /link: the person a player of his tournament is
+    "cu": Access("chief", BOTH),  # take back a link, merge or career name
+    "ck": Access("chief", BOTH),  # /rating_kind: the tournament's weight in the rating
 }
 
 

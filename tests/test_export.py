@@ -237,14 +237,14 @@ async def test_protocols_tell_every_game_with_protests(db: Database) -> None:
     assert "Лучший ход: 8 (" in text
 
 
-async def test_export_to_dir_writes_the_five_files(db: Database, tmp_path: Path,
+async def test_export_to_dir_writes_the_seven_files(db: Database, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     sample = await sample_tournament(db)
     written = await export_to_dir(db.path, sample.tournament_id, tmp_path / "out")
     n = sample.tournament_id
     assert [p.name for p in written] == [
         f"tournament-{n}.json", f"standings-{n}.csv", f"standings-{n}.xlsx", f"protocols-{n}.md",
-        f"audit-{n}.csv",
+        f"audit-{n}.csv", f"ratings-{n}.csv", f"ratings-input-{n}.json",
     ]
     assert all(p.is_file() and p.stat().st_size > 0 for p in written)
     assert capsys.readouterr().out.split() == [str(p) for p in written]
@@ -265,7 +265,7 @@ async def test_python_m_bot_export_from_the_shell(db: Database, tmp_path: Path) 
 
     assert done.returncode == 0, done.stderr
     printed = done.stdout.split()
-    assert len(printed) == 5 and all_files(printed)
+    assert len(printed) == 7 and all_files(printed)
     check = run_cli("scoring", "standings", printed[0])
     assert check.returncode == 0, check.stderr
 

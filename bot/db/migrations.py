@@ -638,6 +638,164 @@ CREATE TABLE post_failures_told (
 """
 
 
+# Version 15: the career rating (docs/formats.md#rating; README, "Career rating"). A
+# person is one human across tournaments: every player belongs to one. The same Telegram
+# account is the same person everywhere; a roster nickname without an account is a
+# person of its own until the chief judge links it (bot.services.career). Triggers keep
+# that whoever writes: a new player joins his account's person (or gets a new one), and
+# a player linked to an account (/join's claim, bot.services.players) moves to the
+# account's person, his old person with him when it has no account of its own and
+# shares no tournament with it (a person plays a tournament as one player).
+#
+# ``game_changes`` is the career's change feed: every write of a game or its seats, of
+# a player's person and of a tournament's status or rating kind records the games it
+# touches with a new ``seq``, so the rating (bot.reads.career) re-reads only those
+# games after a change instead of every game's stamp (about 9 ms at 10,000 games).
+#
+# ``players_version_update`` is made again with its columns listed: moving a player to
+# another person is no change of the tournament's roster (a column added to players
+# later that the roster shows must be added to its list).
+_V15_CAREER = """
+CREATE TABLE persons (
+    id          INTEGER PRIMARY KEY,
+    -- the career name (/top, /player): the first nickname, until the chief judge renames
+    name        TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 64 AND name = trim(name)),
+    name_key    TEXT    NOT NULL CHECK (length(name_key) >= 1),
+    user_id     INTEGER,
+    -- merged into another person: its players and account went there
+    merged_into INTEGER REFERENCES persons (id),
+    created_at  INTEGER NOT NULL,
+    CHECK (merged_into IS NULL OR user_id IS NULL),
+    CHECK (merged_into IS NOT id)
+);
+CREATE UNIQUE INDEX persons_user ON persons (user_id) WHERE user_id IS NOT NULL;
+CREATE INDEX persons_name ON persons (name_key) WHERE merged_into IS NULL;
+
+ALTER TABLE players ADD COLUMN person_id INTEGER REFERENCES persons (id);
+CREATE INDEX players_person ON players (person_id);
+
+-- tournament: the rule's tournament factors; elite: its elite ones; unrated: none
+ALTER TABLE tournaments ADD COLUMN rating_kind TEXT NOT NULL DEFAULT 'tournament'
+    CHECK (rating_kind IN ('tournament', 'elite', 'unrated'));
+
+CREATE TABLE game_changes (
+    game_id INTEGER PRIMARY KEY,  -- no foreign key: a deleted game's row says it is gone
+    seq     INTEGER NOT NULL
+);
+CREATE INDEX game_changes_seq ON game_changes (seq);
+
+CREATE TRIGGER game_changes_insert AFTER INSERT ON games
+BEGIN
+    INSERT OR REPLACE INTO game_changes (game_id, seq)
+    VALUES (NEW.id, (SELECT coalesce(max(seq), 0) + 1 FROM game_changes));
+END;
+-- Seats bump their game's version (v3): their changes come here through it.
+CREATE TRIGGER game_changes_update AFTER UPDATE ON games
+BEGIN
+    INSERT OR REPLACE INTO game_changes (game_id, seq)
+    VALUES (NEW.id, (SELECT coalesce(max(seq), 0) + 1 FROM game_changes));
+END;
+CREATE TRIGGER game_changes_delete AFTER DELETE ON games
+BEGIN
+    INSERT OR REPLACE INTO game_changes (game_id, seq)
+    VALUES (OLD.id, (SELECT coalesce(max(seq), 0) + 1 FROM game_changes));
+END;
+CREATE TRIGGER game_changes_person AFTER UPDATE OF person_id ON players
+WHEN NEW.person_id IS NOT OLD.person_id
+BEGIN
+    INSERT OR REPLACE INTO game_changes (game_id, seq)
+    SELECT s.game_id, (SELECT coalesce(max(seq), 0) + 1 FROM game_changes)
+    FROM game_seats s WHERE s.player_id = NEW.id;
+END;
+CREATE TRIGGER game_changes_tournament AFTER UPDATE OF status, rating_kind ON tournaments
+WHEN NEW.status IS NOT OLD.status OR NEW.rating_kind IS NOT OLD.rating_kind
+BEGIN
+    INSERT OR REPLACE INTO game_changes (game_id, seq)
+    SELECT g.id, (SELECT coalesce(max(seq), 0) + 1 FROM game_changes)
+    FROM games g WHERE g.tournament_id = NEW.id;
+END;
+
+DROP TRIGGER players_version_update;
+CREATE TRIGGER players_version_update
+AFTER UPDATE OF tournament_id, nickname, nickname_key, user_id, status, created_at,
+                decided_by, decided_at, withdrawn_at, withdrawn_by ON players
+BEGIN
+    UPDATE tournaments SET roster_version = roster_version + 1
+    WHERE id IN (OLD.tournament_id, NEW.tournament_id);
+END;
+
+-- A new player: his account's person, or a person of his own.
+CREATE TRIGGER players_person_insert AFTER INSERT ON players WHEN NEW.person_id IS NULL
+BEGIN
+    INSERT INTO persons (name, name_key, user_id, created_at)
+    SELECT NEW.nickname, NEW.nickname_key, NEW.user_id, NEW.created_at
+    WHERE NEW.user_id IS NULL
+       OR NOT EXISTS (SELECT 1 FROM persons WHERE user_id = NEW.user_id);
+    UPDATE players SET person_id = CASE
+        WHEN NEW.user_id IS NULL THEN last_insert_rowid()
+        ELSE (SELECT id FROM persons WHERE user_id = NEW.user_id) END
+    WHERE id = NEW.id;
+END;
+
+-- A player linked to an account: the account's person is his.
+CREATE TRIGGER players_person_account AFTER UPDATE OF user_id ON players
+WHEN NEW.user_id IS NOT NULL AND NEW.user_id IS NOT OLD.user_id
+BEGIN
+    -- His person has no account and the account no person: it becomes the account's.
+    UPDATE persons SET user_id = NEW.user_id
+    WHERE id = NEW.person_id AND user_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM persons WHERE user_id = NEW.user_id);
+    -- The account has a person already: his person merges into it when it has no
+    -- account and the two play no tournament together.
+    UPDATE persons SET merged_into = (SELECT id FROM persons WHERE user_id = NEW.user_id)
+    WHERE id = NEW.person_id AND user_id IS NULL AND merged_into IS NULL
+      AND EXISTS (SELECT 1 FROM persons WHERE user_id = NEW.user_id)
+      AND NOT EXISTS (
+          SELECT 1 FROM players a JOIN players b ON b.tournament_id = a.tournament_id
+          WHERE a.person_id = NEW.person_id AND a.id <> NEW.id AND a.status <> 'rejected'
+            AND b.person_id = (SELECT id FROM persons WHERE user_id = NEW.user_id)
+            AND b.status <> 'rejected');
+    -- His person is another account's: the account gets a person of its own.
+    INSERT INTO persons (name, name_key, user_id, created_at)
+    SELECT NEW.nickname, NEW.nickname_key, NEW.user_id, CAST(strftime('%s', 'now') AS INTEGER)
+    WHERE NOT EXISTS (SELECT 1 FROM persons WHERE user_id = NEW.user_id);
+    UPDATE players SET person_id = (SELECT id FROM persons WHERE user_id = NEW.user_id)
+    WHERE id = NEW.id
+       OR person_id = (SELECT id FROM persons WHERE id = NEW.person_id
+                       AND merged_into IS NOT NULL);
+END;
+"""
+
+
+async def _v15_career(conn: aiosqlite.Connection) -> None:
+    """Version 15 (``_V15_CAREER``), with the players there are: one person per Telegram
+    account (named by its latest player's nickname) and one per player without one."""
+    for statement in split_statements(_V15_CAREER):
+        await conn.execute(statement)
+    async with conn.execute(
+        "SELECT id, nickname, nickname_key, user_id, created_at FROM players"
+        " ORDER BY user_id IS NULL, status = 'rejected' DESC, id"
+    ) as cur:
+        rows = list(await cur.fetchall())
+    person_of_user: dict[int, int] = {}
+    for player_id, nickname, key, user_id, created_at in rows:
+        person = None if user_id is None else person_of_user.get(int(user_id))
+        if person is None:
+            cur = await conn.execute(
+                "INSERT INTO persons (name, name_key, user_id, created_at) VALUES (?, ?, ?, ?)",
+                (nickname, key, user_id, created_at),
+            )
+            assert cur.lastrowid is not None
+            person = cur.lastrowid
+            if user_id is not None:
+                person_of_user[int(user_id)] = person
+        else:  # a later player of the account: the person takes his nickname
+            await conn.execute(
+                "UPDATE persons SET name = ?, name_key = ? WHERE id = ?", (nickname, key, person)
+            )
+        await conn.execute("UPDATE players SET person_id = ? WHERE id = ?", (person, player_id))
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -653,6 +811,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V12_LIVE_DRAFTS,
     _V13_CUT_PICTURE,
     _V14_SET_ASIDE,
+    _v15_career,
 )
 LATEST = len(MIGRATIONS)
 

@@ -9,7 +9,14 @@
   (its standings by D15, the points carried from the stage before shown apart);
 * ``protocols-N.md`` — every game's protocol, annulled ones included, with protests;
 * ``seating-N.csv`` — the accepted seating plan, one row a seat (also a sheet of the
-  XLSX), when the tournament has one.
+  XLSX), when the tournament has one;
+* ``ratings-N.csv`` — the career rating (docs/formats.md#rating) of each player: his
+  rating before his first game here, what this tournament changed, his rating now
+  (the protocols give each game's changes);
+* ``ratings-input-N.json`` — the tournament's games as the input of
+  ``python -m scoring elo``, with its players' sums before its first game.
+
+No Telegram id is in any of them.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiogram.utils.i18n import gettext as _
 
+from bot.db import career as career_repo
 from bot.db import games as games_repo
 from bot.db import live as live_repo
 from bot.db import players as players_repo
@@ -45,8 +53,10 @@ from bot.db.scoring_bridge import load_scoring_tournament, player_names
 from bot.db.stages import StageRow
 from bot.db.tournaments import TournamentRow
 from bot.db.users import UserRow
+from bot.reads.career import CareerService, GameRating, TournamentRatings, tournament_ratings
 from bot.reads.standings import stage_breakdowns, stage_lots
 from bot.reads.stored_plans import StoredPlan, stored_plan
+from bot.texts.career_text import kind_name
 from bot.texts.i18n import caller_language
 from bot.texts.localtime import clock as local_clock
 from bot.texts.markup import html_text
@@ -63,6 +73,7 @@ from scoring import (
     tournament_breakdowns,
     tournament_standings,
 )
+from scoring.judging import MINUS
 
 if TYPE_CHECKING:
     from scoring import Game, GameBreakdown, SeatPoints, Standings
@@ -113,13 +124,19 @@ class ExportData:
     # What was done to the tournament, oldest first (games, staff, protests, posts
     # Telegram refused and posted again).
     audit: tuple[AuditEntry, ...] = ()
+    # Its share of the career rating (docs/formats.md#rating) and how it counts there.
+    ratings: TournamentRatings | None = None
+    rating_kind: str = "tournament"
 
 
 # -- reading ---------------------------------------------------------------------------
 
 
-async def load_export(db: Database, tournament_id: int) -> ExportData:
-    """Raises NotFound for an unknown tournament."""
+async def load_export(
+    db: Database, tournament_id: int, career: CareerService | None = None
+) -> ExportData:
+    """Raises NotFound for an unknown tournament. ``career``: the bot's rating (else it
+    is computed here)."""
     async with db.read() as conn:
         tournament = await tournaments.require_tournament(conn, tournament_id)
         scored = await load_scoring_tournament(conn, tournament_id)
@@ -143,6 +160,9 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         log = tuple(reversed(await audit_entries(conn, tournament_id, limit=-1)))
         actors = {e.actor_id for e in log if e.actor_id is not None} - set(people)
         people |= await users.get_users(conn, actors)
+        kind = await career_repo.rating_kind(conn, tournament_id)
+    state = await (career or CareerService(db)).current()
+    ratings = await tournament_ratings(db, state, tournament_id)
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)
     staged = None
     if stages:
@@ -164,6 +184,8 @@ async def load_export(db: Database, tournament_id: int) -> ExportData:
         staged=staged,
         events={counted[game_id]: commands for game_id, commands in events.items()},
         audit=log,
+        ratings=ratings,
+        rating_kind=kind,
     )
 
 
@@ -286,10 +308,24 @@ def audit_csv(data: ExportData) -> bytes:
         by = "" if entry.actor_id is None else _person(data.people, entry.actor_id)
         rows.append([
             _when(entry.at, tz), entry.action, by, entry.entity, entry.entity_id or "",
-            "" if entry.before is None else json.dumps(entry.before, ensure_ascii=False),
-            "" if entry.after is None else json.dumps(entry.after, ensure_ascii=False),
+            "" if entry.before is None else _json(entry.before),
+            "" if entry.after is None else _json(entry.after),
         ])
     return _csv(rows)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(_without_accounts(value), ensure_ascii=False)
+
+
+def _without_accounts(value: Any) -> Any:
+    """A snapshot without the players' Telegram ids (``user_id`` of a player, an
+    application, a protest): nothing exported names an account."""
+    if isinstance(value, dict):
+        return {k: _without_accounts(v) for k, v in value.items() if k != "user_id"}
+    if isinstance(value, list):
+        return [_without_accounts(v) for v in value]
+    return value
 
 
 def seating_csv(plan: StoredPlan) -> bytes:
@@ -491,6 +527,7 @@ def game_protocol(
     protests: Sequence[ProtestRow],
     people: dict[int, UserRow],
     tz: str | None = None,
+    rating: str | None = None,
 ) -> list[str]:
     statuses = split_labels(
         _("final|waiting for the chief judge's approval (8.4.3)|ANNULLED"),
@@ -556,6 +593,8 @@ def game_protocol(
         lines.append(move)
     elif game.first_killed is not None:
         lines.append(_("Best move: none."))
+    if rating:
+        lines.append(rating)
     if protests:
         lines += ["", _("Protests (8.8):")]
         for protest in protests:
@@ -591,9 +630,60 @@ def protocols_md(data: ExportData) -> bytes:
     for game in data.games:
         breakdown = data.breakdowns.get(game.code) if game.status != "annulled" else None
         lines += game_protocol(
-            game, breakdown, data.protests.get(game.id, []), data.people, t.timezone
+            game, breakdown, data.protests.get(game.id, []), data.people, t.timezone,
+            rating_line(data, game),
         )
     return "\n".join(lines).encode()
+
+
+def rating_line(data: ExportData, game: GameRecord) -> str | None:
+    """What the game did to its players' career ratings (docs/formats.md#rating)."""
+    if game.status == "annulled":
+        return None
+    rated = None if data.ratings is None else data.ratings.games.get(game.id)
+    if rated is None:
+        return _("Career rating: not counted, the tournament has not started.")
+    if not rated.rated:
+        return _("Career rating: not counted, the tournament is unrated.")
+    if not rated.counts:
+        return _("Career rating: no change (a draw).")
+    return _("Career rating ({kind}; red's chance {odds}): {changes}.").format(
+        kind=kind_name(data.rating_kind),
+        odds=f"{rated.red_odds:.3f}",
+        changes=", ".join(_seat_change(game, rated, seat) for seat in game.seats),
+    )
+
+
+def _seat_change(game: GameRecord, rated: GameRating, seat: Any) -> str:
+    """``3 Alpha +3.39``: a file's figures take a dot, as the protocols' points do."""
+    value = rated.changes.get(seat.player_id, 0.0)
+    shown = f"{abs(value):.2f}"
+    if shown != "0.00":
+        shown = ("+" if value > 0 else MINUS) + shown
+    return f"{seat.seat} {_md(seat.nickname)} {shown}"
+
+
+RATING_COLUMNS = (
+    "player", "career_name", "career_id", "rated_games", "rating_before", "change", "rating_now"
+)
+
+
+def ratings_csv(data: ExportData) -> bytes:
+    """Each player's career rating: before his first game here, what the tournament
+    changed, and now (2 decimals, a dot; ``ratings-input-N.json`` has the exact ones)."""
+    rows: list[list[Any]] = [list(RATING_COLUMNS)]
+    for player in data.ratings.players if data.ratings is not None else ():
+        rows.append([
+            player.nickname, player.name, player.person_id, player.games,
+            "" if player.before is None else f"{player.before:.2f}",
+            f"{player.change:.2f}", f"{player.now:.2f}",
+        ])
+    return _csv(rows)
+
+
+def ratings_input_json(data: ExportData) -> bytes:
+    document = {} if data.ratings is None else data.ratings.input
+    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
 
 
 # -- the files ---------------------------------------------------------------------------------
@@ -611,6 +701,8 @@ def export_files(data: ExportData) -> list[ExportFile]:
         ),
         ExportFile(f"protocols-{n}.md", protocols_md(data), "text/markdown"),
         ExportFile(f"audit-{n}.csv", audit_csv(data), "text/csv"),
+        ExportFile(f"ratings-{n}.csv", ratings_csv(data), "text/csv"),
+        ExportFile(f"ratings-input-{n}.json", ratings_input_json(data), "application/json"),
     ]
     if data.plan is not None:
         files.append(ExportFile(f"seating-{n}.csv", seating_csv(data.plan), "text/csv"))
@@ -618,8 +710,8 @@ def export_files(data: ExportData) -> list[ExportFile]:
 
 
 async def build_export(db: Database, tournament_id: int) -> list[ExportFile]:
-    """The files (five, six with a seating plan), in the caller's language (a handler's
-    i18n context)."""
+    """The files (seven, eight with a seating plan), in the caller's language (a
+    handler's i18n context)."""
     return export_files(await load_export(db, tournament_id))
 
 

@@ -109,7 +109,7 @@ def test_a_fresh_clone_runs_what_the_docs_show(tmp_path: Path) -> None:
     assert listing.returncode == 2 and "Saturday Cup" in listing.stdout + listing.stderr
     exported = run(repo, "bot", "export", "1", str(tmp_path / "cup"), env=env)
     assert exported.returncode == 0, exported.stderr
-    assert len(exported.stdout.split()) == 5
+    assert len(exported.stdout.split()) == 7
     assert run(repo, "scoring", "standings", str(tmp_path / "cup" / "tournament-1.json"),
                ).returncode == 0
 

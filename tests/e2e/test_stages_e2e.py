@@ -136,7 +136,7 @@ async def test_d13_d17_a_qualifying_and_a_hidden_one_table_final(
     chief.send("/export")
     exported = await fake.wait_for_message(
         chief.chat, lambda m: m.document is not None
-        and (m.document.filename or "").endswith(".json"), after=mark, timeout=WAIT)
+        and (m.document.filename or "").startswith("tournament-"), after=mark, timeout=WAIT)
     assert exported.document is not None and exported.document.data
     export = tmp_path / "export.json"
     export.write_bytes(exported.document.data)

@@ -234,7 +234,7 @@ async def test_a_whole_small_tournament(fake_telegram: FakeTelegram, bot_factory
     t.chief.send("/export")
     exported = await fake.wait_for_message(
         t.chief.chat, lambda m: m.document is not None
-        and (m.document.filename or "").endswith(".json"), after=mark, timeout=WAIT)
+        and (m.document.filename or "").startswith("tournament-"), after=mark, timeout=WAIT)
     assert exported.document is not None and exported.document.data
     export_file = tmp_path / f"tournament-{tid}.json"
     export_file.write_bytes(exported.document.data)

@@ -37,6 +37,7 @@ from bot.db.games import approvals_for_game
 from bot.db.tournaments import create_tournament, set_status
 from handlers import access
 from handlers.callbacks import GameMenu
+from handlers.career import CareerLink, CareerPerson, CareerUndo, RatingKindPick
 from handlers.exports import ExportPick, ImagePick
 from handlers.filters import TournamentPick
 from handlers.game_entry.callbacks import (
@@ -91,6 +92,7 @@ class A:
     unlinked: int  # a roster player nobody claimed
     token: str  # an unused judge invite
     card: str = ""  # the judge's card token
+    person: int = 0  # the career person of player 2 (linked, of A)
     samples: dict[str, str] = field(default_factory=dict)
 
 
@@ -123,6 +125,10 @@ async def two_tournaments(harness: BotHarness, db: Database) -> A:
     first = next(b.callback_data for row in card.reply_markup.inline_keyboard for b in row)
     assert first is not None and first.startswith("gs:")
     a.card = first
+    async with db.read() as conn:
+        person = await conn.execute_fetchall(
+            "SELECT person_id FROM players WHERE id = ?", (world.players[1],))
+    a.person = int(next(iter(person))[0])
     return a
 
 
@@ -156,6 +162,10 @@ def samples(a: A) -> dict[str, str]:
         StageClose(tournament_id=a.tid, number=1),
         StageEdit(tournament_id=a.tid, number=1, setting="carry", value="0.5"),
         StagesView(tournament_id=a.tid),
+        CareerPerson(person_id=a.person),
+        CareerLink(player_id=a.unlinked, person_id=a.person),
+        CareerUndo(tournament_id=a.tid, entry=1),
+        RatingKindPick(tournament_id=a.tid, kind="elite"),
         StaffRemove(tournament_id=a.tid, user_id=JUDGE2),  # last: it changes the staff
     ]
     found = {data.__prefix__: data.pack() for data in made}

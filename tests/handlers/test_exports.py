@@ -48,7 +48,7 @@ def document(item: object) -> BufferedInputFile:
 # -- /export ------------------------------------------------------------------------------
 
 
-async def test_chief_gets_the_five_files_in_private(harness: BotHarness, db: Database) -> None:
+async def test_chief_gets_the_seven_files_in_private(harness: BotHarness, db: Database) -> None:
     tid = await world(db)
     chief = harness.user(CHIEF, "Главный")
 
@@ -58,7 +58,8 @@ async def test_chief_gets_the_five_files_in_private(harness: BotHarness, db: Dat
     files = {document(item).filename: document(item).data for item in album.media}
     assert sorted(files) == sorted([
         f"tournament-{tid}.json", f"standings-{tid}.csv", f"standings-{tid}.xlsx",
-        f"protocols-{tid}.md", f"audit-{tid}.csv",
+        f"protocols-{tid}.md", f"audit-{tid}.csv", f"ratings-{tid}.csv",
+        f"ratings-input-{tid}.json",
     ])
     audit_lines = files[f"audit-{tid}.csv"].decode("utf-8-sig").splitlines()
     assert audit_lines[0] == "at,action,by,entity,entity_id,before,after"
