@@ -214,12 +214,11 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
     saved on the card."""
     from bot.web.runtime import LiveRuntime
     from handlers.game_entry.notices import NOTICES
-    from handlers.game_entry.saved import summary_line
 
     return LiveRuntime(
         bot=bot, db=dp["db"], publisher=dp["publisher"], i18n=dp["i18n"],
         standings=dp["standings"], token=token, max_age=max_age, base_url=base_url,
-        views=NOTICES, summary_line=summary_line,
+        views=NOTICES,
     )
 
 

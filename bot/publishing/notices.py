@@ -19,9 +19,10 @@ from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.types import InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
+from bot.db.connection import Database
 from bot.db.games import ApprovalRow, GameRecord
 from bot.db.players import PlayerRow
-from bot.services.games import Sent
+from bot.services.games import GameNews, Sent, approval_asked
 from bot.services.notices import FollowUp, Notice
 from bot.texts.phrases import say, spoken
 
@@ -29,6 +30,9 @@ from bot.texts.phrases import say, spoken
 class Publisher(Protocol):
     """The group's outbox after a commit (``bot.publishing.publisher.Publisher``, which
     sends its own notices from here: a protocol keeps the two out of a circle)."""
+
+    @property
+    def db(self) -> Database: ...
 
     async def publish(self, bot: Bot, tournament_id: int, *, now: bool = False) -> None: ...
 
@@ -106,6 +110,29 @@ class GameTeller:
 
     async def tell(self, notice: Notice) -> None:
         await send(self.bot, notice)
+
+    async def saved(self, news: GameNews) -> None:
+        """A saved game's news, once its judge has his answer: the group's outbox, the
+        chief judges asked about judge's points above 0.5 (D7; the messages recorded to
+        be edited once decided, the judge told when none could be reached), then the
+        notices."""
+        game = news.game
+        await self.publish(game.tournament_id, f"game {game.id}")
+        reached = False
+        for ask in news.approvals:
+            sent = [
+                message
+                for chief, locale in ask.chiefs
+                if (message := await self.ask_approval(
+                    chief, locale, game, ask.title, ask.approval, ask.judge
+                )) is not None
+            ]
+            if sent:
+                reached = True
+                await approval_asked(self.publisher.db, ask.approval.id, sent)
+        if news.approvals and not reached:
+            await deliver(self.bot, news.unreached)
+        await deliver(self.bot, news.notices)
 
     async def ask_approval(
         self, chief: int, locale: str, game: GameRecord, title: str, approval: ApprovalRow,

@@ -52,6 +52,11 @@ class Publisher:
             self._poster.post, debounce=debounce, retry_after=retry_after
         )
 
+    @property
+    def db(self) -> Database:
+        """The database whose outbox it posts."""
+        return self._db
+
     # -- what handlers call ---------------------------------------------------------
 
     async def enqueue(

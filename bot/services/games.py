@@ -2,16 +2,17 @@
 game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and players
 a judge adds at his table.
 
-Each owns its transaction with the audit entry and the outbox rows; after the commit its
-caller's ``Teller`` publishes (which also brings the standings up to date; anything
-``Database.cached`` read is dropped by the commit itself) and tells other people. The
-one who acts hears first: a use case takes ``acknowledge``, the handler's reply, and
-calls it right after the commit, before the chat and others are told.
+Each owns its transaction with the audit entry and the outbox rows. Save returns the
+game with its :class:`GameNews`: who must hear what once the judge has his answer (the
+group's outbox, the chief judges' approval requests, changes to the seating plan); its
+caller answers the judge, then hands the news to ``bot.publishing.notices.GameTeller``,
+which words and sends them and records the approval requests' messages here
+(:func:`approval_asked`), to be edited once decided. The other use cases take
+``acknowledge``, the handler's reply, and call it right after the commit, before the
+caller's ``Teller`` publishes and tells the others.
 
-Who is told what, when and in which language is decided here; the words and buttons
-of the messages to others, and sending them, are the caller's ``Teller``
-(``bot.publishing.notices.GameTeller``, with the handlers' words), which also reports
-what it sent, so an approval request's messages are stored to be edited once decided.
+Who is told what, when and in which language is decided here; the words, the buttons
+and the sending are the caller's.
 """
 
 from __future__ import annotations
@@ -74,13 +75,6 @@ class Teller(Protocol):
 
     async def tell(self, notice: Notice) -> None: ...
 
-    async def ask_approval(
-        self, chief: int, locale: str, game: GameRecord, title: str, approval: ApprovalRow,
-        judge: str,
-    ) -> Sent | None:
-        """The chief judge is asked about judge's points above 0.5 (D7); the message
-        sent, None when it could not arrive."""
-
     async def ask_to_confirm(
         self, chief: int, locale: str, judge: str, player: PlayerRow, title: str
     ) -> None:
@@ -92,9 +86,43 @@ class Teller(Protocol):
         """The game's judge hears the chief judge's decision on his points."""
 
 
-# A saved game's result line for the group in ``locale``, given whether its stage hides
-# its figures (D17): then it names the seats without their points.
-ResultLine = Callable[[bool, str], str]
+@dataclass(frozen=True, slots=True)
+class ResultLines:
+    """A game's result line for the group, in the tournament's language: ``shown`` with
+    every seat's points, ``hidden`` naming the seats without them, for a stage that hides
+    its figures (D17). Which one is posted is decided where the game is stored."""
+
+    shown: str
+    hidden: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAsk:
+    """Judge's points above 0.5 the chief judges are to decide (D7): each of ``chiefs``
+    (user id, language) is asked; ``judge`` is who gave them, as the request names him."""
+
+    approval: ApprovalRow
+    chiefs: tuple[tuple[int, str], ...]
+    title: str
+    judge: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameNews:
+    """What others must hear once a Save is committed and its judge answered, in order:
+    the group's outbox, the approval requests (``unreached``, the judge's notice, when no
+    chief judge could be reached), then ``notices``."""
+
+    game: GameRecord
+    approvals: tuple[ApprovalAsk, ...] = ()
+    unreached: tuple[Notice, ...] = ()
+    notices: tuple[Notice, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    record: GameRecord
+    news: GameNews
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,21 +135,19 @@ class Gone(Refusal):
 
 async def save_game(
     rt: Runtime,
-    teller: Teller,
     *,
     tournament_id: int,
     draft: GameDraft,
     correcting: int | None,
     actor: int,
-    summary: ResultLine,
-    acknowledge: Callable[[GameRecord], Awaitable[None]],
-) -> GameRecord | Refusal:
+    lines: ResultLines,
+) -> Saved | Refusal:
     """Save a new game (idempotent by its ``draft_id``; the chat gets its result line,
-    ``summary`` in the tournament's language, without points while its stage is hidden:
-    D17) or, with ``correcting`` (a game id), a correction of a stored game (audited
-    with before and after). A new game ends now: the protest window opens (8.8.1, D11).
-    Then the chat is updated and the chief judges are asked about judge's points above
-    0.5 (D7)."""
+    without points while its stage is hidden: D17) or, with ``correcting`` (a game id),
+    a correction of a stored game (audited with before and after). A new game ends now:
+    the protest window opens (8.8.1, D11). Returns the game and its news: the chat's
+    update, the chief judges' requests for judge's points above 0.5 (D7), and a
+    changed seating plan's notices."""
     refused = protocol_refusal(draft)
     if refused is not None:
         return refused
@@ -131,7 +157,7 @@ async def save_game(
             if correcting is not None:
                 record = await _save_correction(rt, conn, correcting, draft, actor)
             else:
-                record = await _save_new(rt, conn, tournament_id, draft, actor, ended_at, summary)
+                record = await _save_new(rt, conn, tournament_id, draft, actor, ended_at, lines)
     except DuplicateTable as exc:
         return Refusal(
             N_("Round {round}, table {table} was saved meanwhile (game #{id}). Nothing was "
@@ -148,12 +174,9 @@ async def save_game(
         )
     except InvalidDraft as exc:
         return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
-    await acknowledge(record)
-    await teller.publish(record.tournament_id, f"game {record.id}")
-    await request_approvals(rt, teller, record)
-    if correcting is None:
-        await _tell_plan_changes(rt, teller, record, actor)
-    return record
+    approvals, unreached = await _approvals_to_ask(rt.db, record)
+    changes = await _plan_change_notices(rt.db, record, actor) if correcting is None else ()
+    return Saved(record, GameNews(record, approvals, unreached, changes))
 
 
 def protocol_commands(draft: GameDraft) -> list[dict[str, object]]:
@@ -193,11 +216,11 @@ def protocol_refusal(draft: GameDraft) -> Refusal | None:
     return Refusal(N_("Not saved: {rule}: {reason}"), {"rule": replayed.rule, "reason": reason})
 
 
-async def _tell_plan_changes(rt: Runtime, teller: Teller, game: GameRecord, actor: int) -> None:
+async def _plan_change_notices(db: Database, game: GameRecord, actor: int) -> tuple[Notice, ...]:
     """A table of the accepted seating plan played with a substitute: the chief judges
     (but the one who saved it) learn who played instead of whom, and that the remaining
     rounds can be re-planned if a player left."""
-    plan = await accepted_plan(rt.db, game.tournament_id)
+    plan = await accepted_plan(db, game.tournament_id)
     planned = plan.seats_at(game.round, game.table_no) if plan else None
     swaps = [
         (seat.seat, seat.nickname, planned[seat.seat - 1])
@@ -205,9 +228,9 @@ async def _tell_plan_changes(rt: Runtime, teller: Teller, game: GameRecord, acto
         if planned is not None and seat.player_id != planned[seat.seat - 1]
     ]
     if not swaps or plan is None:
-        return
+        return ()
     names = {pid: name for name, pid in plan.ids.items()}
-    async with rt.db.read() as conn:
+    async with db.read() as conn:
         chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
         title = (await tournaments.require_tournament(conn, game.tournament_id)).title
 
@@ -227,9 +250,12 @@ async def _tell_plan_changes(rt: Runtime, teller: Teller, game: GameRecord, acto
         *lines,
         Phrase(N_("If a player left the tournament, re-plan the remaining rounds with /seating.")),
     ), "\n")
-    for chief in chiefs:
-        if chief.user_id != actor:
-            await _tell(rt, teller, chief.user_id, said)
+    notices: list[Notice] = []
+    async with db.read() as conn:
+        for chief in chiefs:
+            if chief.user_id != actor:
+                notices += await notice_to(conn, chief.user_id, said)
+    return tuple(notices)
 
 
 async def _save_correction(
@@ -259,7 +285,7 @@ async def _save_new(
     draft: GameDraft,
     actor: int,
     ended_at: datetime,
-    summary: ResultLine,
+    lines: ResultLines,
 ) -> GameRecord:
     """Within the transaction: a Save delivered again finds its game stored and adds
     neither an audit entry nor a second result line. The line's wording follows the
@@ -277,8 +303,7 @@ async def _save_new(
             after=record,
         )
         hidden = await stages_db.game_hides_figures(conn, record.id)
-        tournament = await tournaments.require_tournament(conn, record.tournament_id)
-        line = summary(hidden, tournament.language)  # the group reads the tournament's
+        line = lines.hidden if hidden else lines.shown
         await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
         await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
     return record
@@ -387,41 +412,39 @@ async def _decide(
     return Decision(decided, after, fresh=True)
 
 
-async def request_approvals(rt: Runtime, teller: Teller, game: GameRecord) -> None:
-    """Ask every chief judge about each pending approval not asked yet; the judge is
-    told when no chief judge could be reached."""
-    async with rt.db.read() as conn:
+async def _approvals_to_ask(
+    db: Database, game: GameRecord
+) -> tuple[tuple[ApprovalAsk, ...], tuple[Notice, ...]]:
+    """The approvals of ``game`` no chief judge was asked about yet, whom to ask, and the
+    judge's notice for when none of them can be reached."""
+    async with db.read() as conn:
         rows = [
             a
             for a in await games.approvals_for_game(conn, game.id)
             if a.status == "pending" and not a.messages
         ]
         if not rows:
-            return
+            return (), ()
         t = await tournaments.get_tournament(conn, game.tournament_id)
         chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
         profiles = await users.get_users(conn, [c.user_id for c in chiefs] + [game.judge_id])
-    judge = profiles.get(game.judge_id)
-    judge_name = judge.first_name if judge else str(game.judge_id)
-    reached = False
-    for row in rows:
-        sent: list[Sent] = []
-        for chief in chiefs:
-            locale = locale_for(profiles.get(chief.user_id))
-            message = await teller.ask_approval(
-                chief.user_id, locale, game, t.title if t else "", row, judge_name
-            )
-            if message is not None:
-                sent.append(message)
-        if sent:
-            reached = True
-            async with rt.db.transaction() as conn:
-                await games.set_approval_messages(conn, row.id, sent)
-    if not reached:
-        await _tell(rt, teller, game.judge_id, Phrase(N_(
+        unreached = await notice_to(conn, game.judge_id, Phrase(N_(
             "I could not reach the chief judge for the approval. He can decide it in "
             "/games."
         )))
+    judge = profiles.get(game.judge_id)
+    judge_name = judge.first_name if judge else str(game.judge_id)
+    asked = tuple(
+        (chief.user_id, locale_for(profiles.get(chief.user_id))) for chief in chiefs
+    )
+    title = t.title if t else ""
+    return tuple(ApprovalAsk(row, asked, title, judge_name) for row in rows), unreached
+
+
+async def approval_asked(db: Database, approval_id: int, sent: list[Sent]) -> None:
+    """The messages an approval request went out as, edited once it is decided."""
+    async with db.transaction() as conn:
+        await games.set_approval_messages(conn, approval_id, sent)
 
 
 async def _tell(rt: Runtime, teller: Teller, user_id: int, said: Phrase | Joined) -> None:
@@ -536,18 +559,21 @@ async def decide_table_player(
 
 
 __all__ = [
+    "ApprovalAsk",
     "Decision",
+    "GameNews",
     "Gone",
-    "ResultLine",
+    "ResultLines",
     "Runtime",
+    "Saved",
     "Sent",
     "TablePlayer",
     "Teller",
     "add_player_at_table",
     "annul_game",
+    "approval_asked",
     "ask_chiefs_to_confirm",
     "decide_approval",
     "decide_table_player",
-    "request_approvals",
     "save_game",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -29,7 +29,8 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.games import ResultLine, Runtime, Teller, save_game
+from bot.services.games import ResultLines, Runtime, save_game
+from bot.services.games import Saved as GameSaved
 from bot.services.phrases import Command
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
 from scoring import protocol as rules
@@ -411,36 +412,21 @@ def closed(s: Snapshot) -> Refusal | None:
 
 
 async def save(
-    rt: Runtime,
-    teller: Teller,
-    s: Snapshot,
-    draft: GameDraft,
-    *,
-    actor: int,
-    summary: ResultLine,
-    acknowledge: Callable[[GameRecord], Awaitable[None]] | None = None,
-) -> GameRecord | Refusal:
+    rt: Runtime, s: Snapshot, draft: GameDraft, *, actor: int, lines: ResultLines
+) -> GameSaved | Refusal:
     """The card's Save (idempotent by the card's draft_id); then the draft takes no more
     events. Hold ``entering(s.draft)`` from reading ``s`` on."""
     refused = closed(s)
     if refused is not None:
         return refused
-    async def stored(record: GameRecord) -> None:
-        async with rt.db.transaction() as conn:
-            await live.mark_saved(conn, s.draft.id, record.id)
-        if acknowledge is not None:
-            await acknowledge(record)
-
-    return await save_game(
-        rt,
-        teller,
-        tournament_id=s.draft.tournament_id,
-        draft=draft,
-        correcting=None,
-        actor=actor,
-        summary=summary,
-        acknowledge=stored,
+    saved = await save_game(
+        rt, tournament_id=s.draft.tournament_id, draft=draft, correcting=None, actor=actor,
+        lines=lines,
     )
+    if isinstance(saved, GameSaved):
+        async with rt.db.transaction() as conn:
+            await live.mark_saved(conn, s.draft.id, saved.record.id)
+    return saved
 
 
 async def events_of_games(db: Database, game_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:

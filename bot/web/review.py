@@ -10,9 +10,11 @@ from bot.publishing.notices import GameTeller
 from bot.reads import card_reads
 from bot.services import Refusal
 from bot.services import live as use_cases
+from bot.services.games import ResultLines
 from bot.texts.i18n import use_language
 from bot.texts.phrases import say
 from bot.texts.rating_format import seat_parts, short_points
+from bot.texts.result_line import summary_line
 from bot.texts.rule_issues import Issue
 from bot.texts.vocabulary import ROLE_NAMES
 from bot.web.runtime import LiveRuntime, refused, saved
@@ -69,14 +71,15 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
         return web.json_response({"error": text, "rule": rule}, status=422)
     draft, breakdown = reviewed.draft, reviewed.breakdown
 
-    def summary(hidden: bool, locale: str) -> str:  # the group's language, the use case's D17
-        with rt.i18n.use_locale(locale):
-            return rt.summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
-
-    teller = GameTeller(rt.bot, rt.publisher, rt.views)
-
+    # The group reads the tournament's language; the use case picks the line (D17).
+    with use_language(rt.i18n, s.tournament.language):
+        lines = ResultLines(*(
+            summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
+            for hidden in (False, True)
+        ))
     with use_language(rt.i18n, who.locale):
-        done = await use_cases.save(rt, teller, s, draft, actor=who.user_id, summary=summary)
-    if isinstance(done, Refusal):
-        return refused(rt, who.locale, done)
-    return web.json_response({"game_id": done.id, "code": done.code})
+        done = await use_cases.save(rt, s, draft, actor=who.user_id, lines=lines)
+        if isinstance(done, Refusal):
+            return refused(rt, who.locale, done)
+        await GameTeller(rt.bot, rt.publisher, rt.views).saved(done.news)
+    return web.json_response({"game_id": done.record.id, "code": done.record.code})

@@ -5,7 +5,6 @@ game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,6 @@ from bot.services import live as use_cases
 from bot.services.records import Database, GameRecord
 from bot.texts.i18n import use_language
 from bot.texts.phrases import say
-from scoring import GameBreakdown, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +35,9 @@ class LiveRuntime:
     token: str  # the bot's, to check initData
     max_age: int  # seconds
     base_url: str  # WEBAPP_URL
-    # The card's messages to others and its result line for the group, so a game saved
-    # here reads as one saved on the card (the handlers' own, given by bot.app).
+    # The card's messages to others, so a game saved here reads as one saved on the
+    # card (the handlers' own, given by bot.app).
     views: GameViews
-    summary_line: Callable[[int, int, Result, GameBreakdown | None, bool], str]
 
 
 LIVE = web.AppKey("live", LiveRuntime)

@@ -1,14 +1,16 @@
 """Save: the use case (``bot.services.games.save_game``) stores the game, its audit entry
-and the chat's result line in one transaction; then the judge's final card, the chat
-and the standings, the chief judges' approvals (D7).
+and the chat's result line in one transaction and returns it with its news; the judge's
+final card is shown, then the news go out (``bot.publishing.notices.GameTeller``): the
+chat and the standings, the chief judges' approvals (D7), a changed plan's notices.
 
 A new game is stored idempotently by its ``draft_id``; its end time is the Save tap,
 which opens the 10-minute protest window (8.8.1, D11). A correction is audited with
 before and after.
 
-The draft is dropped only after the final card is shown: if the bot dies in between,
-Telegram delivers the Save again, it finds the game already stored and just shows the
-card; the result line waits in the outbox and is posted after the restart.
+The draft is dropped only once the news went out: if the bot dies in between, Telegram
+delivers the Save again, it finds the game already stored, shows the card and asks
+what was not asked yet; the result line waits in the outbox and is posted after the
+restart.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from bot.config import Settings
 from bot.publishing import Publisher
 from bot.reads.standings import StandingsService
 from bot.services import Refusal
-from bot.services.games import Gone, save_game
+from bot.services.games import Gone, ResultLines, save_game
 from bot.services.records import Database, GameDraft, GameRecord, InvalidDraft
+from bot.texts.i18n import DEFAULT_LOCALE
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
+from bot.texts.result_line import summary_line
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.draft import Draft, to_game_draft
@@ -45,7 +49,7 @@ from handlers.game_entry.flow import (
 )
 from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.notices import teller
-from handlers.game_entry.saved import saved_text, saved_view, summary_line
+from handlers.game_entry.saved import saved_text
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
 from handlers.game_entry.spec import Card, Ctx
 from handlers.game_entry.states import GameEntry
@@ -71,6 +75,13 @@ async def on_save(
 ) -> None:
     # No background: Save waits for its card's edits.
     ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, callback.from_user.id)
+    await save_card(ctx, callback, callback_data, raw_state)
+
+
+async def save_card(
+    ctx: Ctx, callback: CallbackQuery, callback_data: Step, raw_state: str | None
+) -> None:
+    """The judge's Save tap on his card: checked, stored, shown, then told to others."""
     d = await current_draft(ctx.state)
     if d is not None and d.token == callback_data.t:
         live_game = await closed_by_live(ctx, d)
@@ -87,22 +98,15 @@ async def on_save(
     ready = await _ready(ctx, d, callback)
     if ready is None:
         return
-    view, draft = ready
+    view, draft, lines = ready
     await callback.answer(_("Saving…"))
-
-    def summary(hidden: bool, locale: str) -> str:
-        with ctx.i18n.use_locale(locale):
-            return summary_line(draft.round, draft.table_no, draft.result, view.breakdown, hidden)
-
     saved = await save_game(
         ctx,
-        teller(ctx.bot, ctx.publisher),
         tournament_id=d.tid,
         draft=draft,
         correcting=d.game_id if d.mode == "correct" else None,
         actor=ctx.user_id,
-        summary=summary,
-        acknowledge=lambda record: final_card(ctx, d, record),
+        lines=lines,
     )
     if isinstance(saved, Gone):
         await ctx.state.clear()
@@ -111,29 +115,40 @@ async def on_save(
         d.set_note(saved.msgid, **params_of(saved))
         await show(ctx, d)
     else:
+        await final_card(ctx, d, view, saved.record)  # the judge hears first
+        await teller(ctx.bot, ctx.publisher).saved(saved.news)
         await ctx.state.clear()
 
 
 async def _ready(
     ctx: Ctx, d: Draft, callback: CallbackQuery
-) -> tuple[View, GameDraft] | None:
-    """The card's view and the game to store, or None when there is something to fix
-    first (the judge is told)."""
+) -> tuple[View, GameDraft, ResultLines] | None:
+    """The card's view (its points: the saved game's), the game to store and its line
+    for the group, or None when there is something to fix first (the judge is told)."""
     view = await load_view(ctx, d)
     if view.issues or view.breakdown is None or not ctx.card.complete(d):
         await callback.answer(_("Fix the problems on the card first."), show_alert=True)
         await show(ctx, d)
         return None
     try:
-        return view, to_game_draft(d)
+        draft = to_game_draft(d)
     except InvalidDraft as exc:  # the engine's checks passed, so this is structure
         await callback.answer(str(exc)[:190], show_alert=True)
         return None
+    tournament = await ctx.tournament(d.tid)
+    # The group reads the tournament's language; the use case picks the line (D17).
+    with ctx.i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
+        lines = ResultLines(*(
+            summary_line(draft.round, draft.table_no, draft.result, view.breakdown, hidden)
+            for hidden in (False, True)
+        ))
+    return view, draft, lines
 
 
-async def final_card(ctx: Ctx, d: Draft, record: GameRecord) -> None:
-    """The judge's card becomes the saved game's: its points and what comes next."""
-    saved_d, view = await saved_view(ctx.db, ctx.standings, record)
+async def final_card(ctx: Ctx, d: Draft, view: View, record: GameRecord) -> None:
+    """The judge's card becomes the saved game's: the points its review showed (the
+    game stored is the card's) and what comes next."""
+    view.original_code = record.code
     tournament = await ctx.tournament(record.tournament_id)
     with ctx.i18n.use_locale(d.locale):
         if d.mode == "correct":
@@ -150,7 +165,7 @@ async def final_card(ctx: Ctx, d: Draft, record: GameRecord) -> None:
                 "Judge's points above 0.5 wait for the chief judge's approval (8.4.3); until "
                 "then they don't count."
             )
-        text = saved_text(saved_d, view, head)
+        text = saved_text(d, view, head)
         markup = new_game_markup() if d.mode == "new" else _menu_markup(record.id)
     await _put_final(ctx, d, text, markup)
 

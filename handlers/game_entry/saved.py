@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from aiogram.utils.i18n import gettext as _
-
 from bot.reads import card_reads
 from bot.reads.standings import StandingsService
 from bot.services.records import Database, GameRecord, game_from_record
-from bot.texts.markup import html_text
-from bot.texts.rating_format import short_points
-from bot.texts.vocabulary import RESULT_NAMES
 from handlers.game_entry.card import MAX_TEXT, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
 from handlers.game_entry.view import View
-from scoring import GameBreakdown, InvalidGameError, Result, game_breakdown
+from scoring import InvalidGameError, game_breakdown
 from scoring.judging import first_killed_ci
 
 
@@ -50,27 +45,3 @@ def saved_text(d: Draft, view: View, head: str) -> str:
         blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
         text = "\n\n".join("\n".join(b) for b in blocks if b)
     return text[:MAX_TEXT]
-
-
-def summary_line(
-    round_no: int, table_no: int, result: Result, breakdown: GameBreakdown | None, hidden: bool
-) -> str:
-    """The short result line for the tournament chat (in the current locale). ``hidden``:
-    the game's stage hides its figures (D17), so the seats are named without points and
-    the line says nothing of judge's points awaiting approval (they are points too)."""
-    line = _("Round {round}, table {table}: {result}.").format(
-        round=round_no, table=table_no, result=RESULT_NAMES[result]
-    )
-    if breakdown is None:
-        return line
-    if hidden:
-        seats = ", ".join(f"{s.seat}. {html_text(s.player)}" for s in breakdown.seats)
-        hidden_note = _("Seats: {seats}. The stage's points are hidden until it ends.")
-        return f"{line} {hidden_note.format(seats=seats)}"
-    points = ", ".join(
-        f"{s.seat}. {html_text(s.player)} {short_points(s.total)}" for s in breakdown.seats
-    )
-    line += " " + _("Points: {points}").format(points=points)
-    if breakdown.pending:
-        line += " " + _("(judge's points above 0.5 await the chief judge's approval)")
-    return line

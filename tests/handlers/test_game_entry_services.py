@@ -17,6 +17,8 @@ from bot.publishing.notices import GameTeller
 from bot.services import Refusal
 from bot.services.games import (
     Gone,
+    ResultLines,
+    Saved,
     TablePlayer,
     add_player_at_table,
     annul_game,
@@ -28,6 +30,7 @@ from scoring import Result, Role
 from tests.handlers.test_game_entry_support import CHIEF, GROUP, JUDGE, World
 from tests.support import BotHarness
 
+LINES = ResultLines("line", "line")
 ROLES = (Role.SHERIFF, Role.DON, Role.MAFIA, Role.MAFIA, *[Role.CIVILIAN] * 6)
 
 
@@ -74,10 +77,12 @@ async def test_save_answers_the_judge_before_the_chat_and_is_idempotent(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         for _ in range(2):  # a Save delivered again
             saved = await save_game(
-                rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary=lambda *_: "R1-T1: red win.", acknowledge=acknowledge,
+                rt, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, lines=ResultLines("R1-T1: red win.", "R1-T1."),
             )
-            assert isinstance(saved, GameRecord)
+            assert isinstance(saved, Saved)
+            await acknowledge(saved.record)  # the handler answers the judge,
+            await rt.teller.saved(saved.news)  # then the news go out
     [game] = await world.games()
     # The chat is told after the judge (the result line and the standings), once.
     assert [record for record, _ in seen] == [game.id, game.id]
@@ -99,15 +104,17 @@ async def test_a_correction_of_a_game_annulled_meanwhile_is_refused(
         told.append(record)
 
     with rt.i18n.context(), rt.i18n.use_locale("en"):
-        game = await save_game(
-            rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
-            actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
+        saved = await save_game(
+            rt, tournament_id=world.tid, draft=draft(world), correcting=None,
+            actor=JUDGE, lines=LINES,
         )
-        assert isinstance(game, GameRecord)
+        assert isinstance(saved, Saved)
+        game = saved.record
+        await acknowledge(game)
         await annul_game(rt, rt.teller, game=game, actor=CHIEF, acknowledge=acknowledge)
         refused = await save_game(
-            rt, rt.teller, tournament_id=world.tid, draft=draft(world, extra=30),
-            correcting=game.id, actor=CHIEF, summary=lambda *_: "", acknowledge=acknowledge,
+            rt, tournament_id=world.tid, draft=draft(world, extra=30),
+            correcting=game.id, actor=CHIEF, lines=LINES,
         )
         assert isinstance(refused, Gone)
         assert say(refused) == "This game was annulled meanwhile; the correction was not saved."
@@ -129,11 +136,15 @@ async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
         asked.append(len(harness.session.sent_texts(CHIEF)))
 
     with rt.i18n.context(), rt.i18n.use_locale("en"):
-        game = await save_game(
-            rt, rt.teller, tournament_id=world.tid, draft=draft(world, extra=60),
-            correcting=None, actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
+        saved = await save_game(
+            rt, tournament_id=world.tid, draft=draft(world, extra=60),
+            correcting=None, actor=JUDGE, lines=LINES,
         )
-    assert isinstance(game, GameRecord) and game.status == "pending"
+        assert isinstance(saved, Saved)
+        await acknowledge(saved.record)
+        await rt.teller.saved(saved.news)
+    game = saved.record
+    assert game.status == "pending"
     texts = harness.session.sent_texts(CHIEF)
     assert len(texts) == asked[0] + 1 and "(8.4.3);" in texts[-1]
 
@@ -185,18 +196,19 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
     with rt.i18n.context(), rt.i18n.use_locale("en"):
         for rule, forged_draft in drafts.items():
             refused = await save_game(
-                rt, rt.teller, tournament_id=world.tid, draft=forged_draft, correcting=None,
-                actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
+                rt, tournament_id=world.tid, draft=forged_draft, correcting=None,
+                actor=JUDGE, lines=LINES,
             )
             assert isinstance(refused, Refusal), rule
             assert say(refused).startswith(f"Not saved: {rule}: "), say(refused)
         # The same game as the card makes it is stored.
         fine = forged(world, day1_voted_out=1, first_killed=5, best_move=(2, 3))
         saved = await save_game(
-            rt, rt.teller, tournament_id=world.tid, draft=fine, correcting=None,
-            actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
+            rt, tournament_id=world.tid, draft=fine, correcting=None,
+            actor=JUDGE, lines=LINES,
         )
-        assert isinstance(saved, GameRecord)
+        assert isinstance(saved, Saved)
+        await acknowledge(saved.record)
     assert [record.best_move for record in told] == [(2, 3)]
     assert [game.best_move for game in await world.games()] == [(2, 3)]
 
@@ -221,17 +233,14 @@ async def test_d13_a_stale_card_seating_a_non_entrant_is_told_in_the_judges_word
             await stages_db.add_entrant(conn, final.id, pid, "cut")
     rt = runtime(harness, db)
 
-    async def acknowledge(record: GameRecord) -> None:
-        raise AssertionError("nothing is saved")
-
     for locale, said in (
         ("en", "Not saved: not among the entrants of the final stage: Alpha"),
         ("ru", "Не сохранено: не среди участников этапа «финал»: Alpha"),
     ):
         with rt.i18n.context(), rt.i18n.use_locale(locale):
             refused = await save_game(
-                rt, rt.teller, tournament_id=world.tid, draft=draft(world), correcting=None,
-                actor=JUDGE, summary=lambda *_: "line", acknowledge=acknowledge,
+                rt, tournament_id=world.tid, draft=draft(world), correcting=None,
+                actor=JUDGE, lines=LINES,
             )
             assert isinstance(refused, Refusal)
             assert say(refused).startswith(said), say(refused)
