@@ -12,6 +12,7 @@ children run `run_child` below, and print one JSON line.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import gc
 import hashlib
 import json
@@ -316,7 +317,22 @@ def _pinning() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def children() -> dict[str, dict[str, Any]]:
+def children(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, dict[str, Any]]:
+    if worker_id == "master":  # no xdist
+        return _all_children()
+    # The children take ~15 s of CPU: run once for the whole session, whichever
+    # pytest-xdist worker gets a test of this module first; the others read its results.
+    shared = tmp_path_factory.getbasetemp().parent / "aiogram-models-children.json"
+    with shared.with_suffix(".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shared.exists():
+            return json.loads(shared.read_text())  # type: ignore[no-any-return]
+        results = _all_children()
+        shared.write_text(json.dumps(results))
+        return results
+
+
+def _all_children() -> dict[str, dict[str, Any]]:
     # The small lazy child alone first (its import time is printed), then the two slow ones.
     results = _run_children(["behaviour"])
     return results | _run_children(["eager", "schemas"])
