@@ -43,6 +43,7 @@ from bot.telegram.startup import TokenRefused, first_contact
 from bot.telegram.watch import TelegramWatch
 from bot.texts.i18n import create_i18n
 from bot.web.server import add_webhook, create_app, start_server
+from handlers.game_entry.spec import Desk
 from handlers.game_entry.steps import CARD
 
 if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
@@ -97,7 +98,8 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp["i18n"] = i18n
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
     dp["publisher"] = publisher
-    dp["card"] = CARD  # the judge's card: its steps (handlers.game_entry)
+    # What the judge's card works with (handlers.game_entry): the above and its steps.
+    dp["desk"] = Desk(db, standings, publisher, i18n, CARD, settings, background)
     # What a previous run left in the outbox goes out once polling starts...
     dp.startup.register(publisher.resume)
     # ...and debounced standings still waiting are published before the bot stops.

@@ -16,20 +16,16 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.fsm.context import FSMContext
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StorageKey
 from aiogram.types import CallbackQuery
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.config import Settings
-from bot.publishing import Publisher
 from bot.reads import card_reads
-from bot.reads.standings import StandingsService
 from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.commands import attempt, refusal_text
 from handlers.game_entry.draft import DATA_KEY, Draft
 from handlers.game_entry.flow import current_draft, show
 from handlers.game_entry.saved_live import closed_by_live
-from handlers.game_entry.spec import Card, Ctx
+from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (
     named_text,
@@ -83,12 +79,7 @@ async def player_taps(
     callback: CallbackQuery,
     callback_data: PlayerMove,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     dispatcher: Dispatcher,
     fsm_storage: BaseStorage,
     state: FSMContext | None = None,
@@ -105,14 +96,13 @@ async def player_taps(
             return
         # The judge's card, in his FSM context; no background: the tap waits for its edit.
         judge_state = FSMContext(storage=fsm_storage, key=key)
-        judge = Ctx(bot, db, standings, publisher, i18n, card, settings, judge_state,
-                    callback_data.j)
+        judge = desk.ctx(bot, judge_state, callback_data.j, waiting=True)
         d = await current_draft(judge.state)
         if d is not None and d.token == callback_data.t and await closed_by_live(judge, d):
             await callback.answer(_("The judge saved this game in the live protocol; nothing "
                                     "was changed."), show_alert=True)
             return
-        refusal = await _check_tap(db, d, callback_data, callback)
+        refusal = await _check_tap(desk.db, d, callback_data, callback)
         if refusal is not None:
             await callback.answer(refusal, show_alert=True)
             return

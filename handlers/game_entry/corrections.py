@@ -16,12 +16,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.config import Settings
-from bot.publishing import Publisher
 from bot.reads import card_reads
 from bot.reads.standings import StandingsService
 from bot.services.games import (
@@ -41,7 +38,7 @@ from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show
 from handlers.game_entry.notices import approval_markup, teller
 from handlers.game_entry.saved import saved_text, saved_view
-from handlers.game_entry.spec import Card, Ctx
+from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 
@@ -189,18 +186,13 @@ async def on_game_action(
     callback_data: GameAction,
     game: GameRecord,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext | None = None,
 ) -> None:
     # No message (so no chat, no FSM context): nothing to edit.
     if callback.message is None or state is None:
         return
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, callback.from_user.id)
+    ctx = desk.ctx(bot, state, callback.from_user.id, waiting=True)
     if game.status == "annulled":
         await callback.answer(_("This game is annulled."), show_alert=True)
         return

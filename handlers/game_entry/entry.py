@@ -7,15 +7,10 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, StateFilter
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
-from bot.config import Settings
-from bot.publishing import Publisher
-from bot.reads.standings import StandingsService
-from bot.services.records import Database, TournamentRow
+from bot.services.records import TournamentRow
 from bot.services.staff import staff_tournaments
-from bot.telegram.background import Background
 from bot.texts.markup import html_text
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
@@ -34,7 +29,7 @@ from handlers.game_entry.flow import (
 from handlers.game_entry.live import list_live_drafts
 from handlers.game_entry.meaning import Before, tap_meaning
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
-from handlers.game_entry.spec import Card, Ctx
+from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
@@ -110,18 +105,12 @@ async def resend_card(ctx: Ctx, d: Draft, chat_id: int) -> None:
 async def cmd_game(
     message: Message,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext,
-    background: Background,
 ) -> None:
     assert message.from_user is not None  # the identity middleware: a real sender
     user_id = message.from_user.id
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    ctx = desk.ctx(bot, state, user_id)
     await start_game(ctx, message.chat.id, reply=message)
     await list_live_drafts(ctx, message)
 
@@ -131,20 +120,14 @@ async def cmd_game(
 async def new_game_button(
     callback: CallbackQuery,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
-    background: Background,
+    desk: Desk,
     state: FSMContext | None = None,
 ) -> None:
     await callback.answer()
     if state is None:  # a button without a chat (an inline message): no card to start
         return
     user_id = callback.from_user.id
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    ctx = desk.ctx(bot, state, user_id)
     await start_game(ctx, user_id)
 
 
@@ -152,18 +135,12 @@ async def new_game_button(
 async def cancel(
     message: Message,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext,
-    background: Background,
 ) -> None:
     assert message.from_user is not None  # the identity middleware: a real sender
     user_id = message.from_user.id
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    ctx = desk.ctx(bot, state, user_id)
     d = await current_draft(ctx.state)
     saved = None if d is None else await closed_by_live(ctx, d)
     if saved is not None:
@@ -187,17 +164,11 @@ async def on_step(
     callback_data: Step,
     raw_state: str | None,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext,
-    background: Background,
 ) -> None:
     user_id = callback.from_user.id
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    ctx = desk.ctx(bot, state, user_id)
     d = await current_draft(ctx.state)
     current = raw_state in ctx.card.state_names
     if d is not None and d.tap == callback.id and current:
@@ -248,19 +219,13 @@ async def _answer(callback: CallbackQuery, text: str) -> None:
 async def on_text(
     message: Message,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext,
-    background: Background,
 ) -> None:
     assert message.text is not None
     assert message.from_user is not None  # the identity middleware: a real sender
     user_id = message.from_user.id
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, user_id, background)
+    ctx = desk.ctx(bot, state, user_id)
     d = await current_draft(ctx.state)
     if d is None:
         await ctx.state.clear()

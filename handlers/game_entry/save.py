@@ -21,16 +21,12 @@ from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.config import Settings
-from bot.publishing import Publisher
-from bot.reads.standings import StandingsService
 from bot.services import Refusal
 from bot.services.games import Gone, ResultLines, save_game
-from bot.services.records import Database, GameDraft, GameRecord, InvalidDraft
+from bot.services.records import GameDraft, GameRecord, InvalidDraft
 from bot.texts.i18n import DEFAULT_LOCALE
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
@@ -51,7 +47,7 @@ from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.notices import teller
 from handlers.game_entry.saved import saved_text
 from handlers.game_entry.saved_live import closed_by_live, saved_live_text
-from handlers.game_entry.spec import Card, Ctx
+from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.view import View
 
@@ -65,16 +61,11 @@ async def on_save(
     callback_data: Step,
     raw_state: str | None,
     bot: Bot,
-    db: Database,
-    standings: StandingsService,
-    publisher: Publisher,
-    i18n: I18n,
-    card: Card,
-    settings: Settings,
+    desk: Desk,
     state: FSMContext,
 ) -> None:
     # No background: Save waits for its card's edits.
-    ctx = Ctx(bot, db, standings, publisher, i18n, card, settings, state, callback.from_user.id)
+    ctx = desk.ctx(bot, state, callback.from_user.id, waiting=True)
     await save_card(ctx, callback, callback_data, raw_state)
 
 

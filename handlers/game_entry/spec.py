@@ -150,14 +150,36 @@ class Card:
         return len(self.order)
 
 
+@dataclass(frozen=True, slots=True)
+class Desk:
+    """What every handler of the card works with, the same for every update: the
+    Dispatcher's workflow data ``desk`` (``bot.app.build_dispatcher``; ``card`` is
+    ``steps.CARD``). A handler takes it by name, with the update's ``bot`` and ``state``,
+    and opens the card's context of the user who acts (:meth:`ctx`)."""
+
+    db: Database
+    standings: StandingsService
+    publisher: Publisher
+    i18n: I18n
+    card: Card  # the judge's card: its steps
+    settings: Settings  # WEBAPP_URL: the live protocol's button (docs/organiser.md)
+    # Where the card's edits go without the handler waiting for them.
+    background: Background | None = None
+
+    def ctx(self, bot: Bot, state: FSMContext, user_id: int, *, waiting: bool = False) -> Ctx:
+        """The card's context of ``user_id``; ``waiting``: the handler waits for the card's
+        edits (Save, corrections) instead of handing them over."""
+        return Ctx(
+            bot, self.db, self.standings, self.publisher, self.i18n, self.card, self.settings,
+            state, user_id, None if waiting else self.background,
+        )
+
+
 @dataclass
 class Ctx:
     """The judge's card as one user works on it: what its steps talk to, his FSM
-    context, and the work left for after the tap is answered.
-
-    A handler builds it from what it takes by name, each the Dispatcher's workflow data
-    of that name (``bot.app.build_dispatcher``; ``card`` is ``steps.CARD``). It is also
-    what a game use case talks to (``bot.services.games.Runtime``).
+    context, and the work left for after the tap is answered (``Desk.ctx`` opens it).
+    It is also what a game use case talks to (``bot.services.games.Runtime``).
     """
 
     bot: Bot
