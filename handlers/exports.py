@@ -28,6 +28,7 @@ from aiogram.types import (
 from aiogram.utils.i18n import gettext as _
 
 from bot.publishing import Publisher
+from bot.reads.career import CareerService
 from bot.reads.export import export_files, load_export, summary_caption
 from bot.reads.standings import StandingsService
 from bot.services import N_, Refusal
@@ -78,7 +79,8 @@ NOT_CHIEF_OF_ANY = Refusal(
 # That is when one exports: finished tournaments too.
 @router.message(Command("export"), in_private, ChiefTournaments(NOT_CHIEF_OF_ANY))
 async def export_command(
-    message: Message, tournaments: list[TournamentRow], bot: Bot, db: Database
+    message: Message, tournaments: list[TournamentRow], bot: Bot, db: Database,
+    career: CareerService,
 ) -> None:
     if len(tournaments) > 1:
         await message.answer(
@@ -86,20 +88,23 @@ async def export_command(
             reply_markup=picker(tournaments, lambda t: ExportPick(tournament_id=t.id)),
         )
         return
-    await _send_export(bot, message.chat.id, db, tournaments[0])
+    await _send_export(bot, message.chat.id, db, career, tournaments[0])
 
 
 @router.callback_query(ExportPick.filter(), ChiefJudge(finished=True))
 async def export_picked(
-    callback: CallbackQuery, tournament: TournamentRow, bot: Bot, db: Database
+    callback: CallbackQuery, tournament: TournamentRow, bot: Bot, db: Database,
+    career: CareerService,
 ) -> None:
     await callback.answer(_("Preparing the files…"))
-    await _send_export(bot, callback.from_user.id, db, tournament)
+    await _send_export(bot, callback.from_user.id, db, career, tournament)
 
 
-async def _send_export(bot: Bot, chat_id: int, db: Database, tournament: TournamentRow) -> None:
+async def _send_export(
+    bot: Bot, chat_id: int, db: Database, career: CareerService, tournament: TournamentRow
+) -> None:
     try:
-        data = await load_export(db, tournament.id)
+        data = await load_export(db, tournament.id, career)  # the bot's rating, kept current
         # Writing an XLSX of a big tournament takes a while: not on the event loop.
         files = await asyncio.to_thread(export_files, data)
     except NotFound:
