@@ -5,6 +5,8 @@ from __future__ import annotations
 # First, before anything imports aiogram: its models are then built lazily
 # (bot/telegram/aiogram_models.py).
 import bot  # noqa: F401  # isort: skip
+import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -26,8 +28,23 @@ def english_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LANG", "C.UTF-8")
 
 
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file with every migration applied, made once per worker: migrating
+    anew takes ~90 ms, a copy ~3 ms."""
+    path = tmp_path_factory.mktemp("migrated") / "bot.sqlite3"
+
+    async def make() -> None:
+        await (await Database.open(path)).close()  # closed: the WAL is in the file
+
+    asyncio.run(make())
+    return path
+
+
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
+async def db(tmp_path: Path, migrated: Path) -> AsyncIterator[Database]:
+    """A real database file of the latest schema, the test's own."""
+    shutil.copyfile(migrated, tmp_path / "bot.sqlite3")
     database = await Database.open(tmp_path / "bot.sqlite3")
     yield database
     await database.close()
