@@ -61,6 +61,22 @@ async def _player(conn: Conn, tournament: TournamentRow, nickname: str) -> Playe
     return found
 
 
+async def _chiefs_player(
+    conn: Conn, tournament_id: int, actor_id: int, nickname: str
+) -> tuple[TournamentRow, PlayerRow, PersonRow] | Refusal:
+    """The tournament (its chief judge acting), its player ``nickname`` and his person."""
+    tournament = await _chief(conn, tournament_id, actor_id)
+    if isinstance(tournament, Refusal):
+        return tournament
+    player = await _player(conn, tournament, nickname)
+    if isinstance(player, Refusal):
+        return player
+    person = await repo.person_of_player(conn, player.id)
+    if person is None:
+        return OUT_OF_DATE
+    return tournament, player, person
+
+
 # -- who a person is -------------------------------------------------------------------------
 
 
@@ -103,15 +119,10 @@ async def link_choices(
     nickname = " ".join(nickname.split())
     query = " ".join((query or nickname).split())
     async with db.read() as conn:
-        tournament = await _chief(conn, tournament_id, actor_id)
-        if isinstance(tournament, Refusal):
-            return tournament
-        player = await _player(conn, tournament, nickname)
-        if isinstance(player, Refusal):
-            return player
-        mine = await repo.person_of_player(conn, player.id)
-        if mine is None:
-            return OUT_OF_DATE
+        chosen = await _chiefs_player(conn, tournament_id, actor_id, nickname)
+        if isinstance(chosen, Refusal):
+            return chosen
+        tournament, player, mine = chosen
         found = [p for p in await repo.find_persons(conn, query) if p.id != mine.id]
         seen = await _seen(conn, [mine, *found])
     return LinkChoice(tournament, player, seen[0], tuple(seen[1:]), query)
@@ -220,15 +231,10 @@ async def rename(
 ) -> Renamed | Refusal:
     """The career name of the person of the player ``nickname`` of the tournament."""
     async with db.transaction() as conn:
-        tournament = await _chief(conn, tournament_id, actor_id)
-        if isinstance(tournament, Refusal):
-            return tournament
-        player = await _player(conn, tournament, nickname)
-        if isinstance(player, Refusal):
-            return player
-        before = await repo.person_of_player(conn, player.id)
-        if before is None:
-            return OUT_OF_DATE
+        chosen = await _chiefs_player(conn, tournament_id, actor_id, nickname)
+        if isinstance(chosen, Refusal):
+            return chosen
+        tournament, player, before = chosen
         try:
             shown = players.normalize_nickname(name)
         except InvalidNickname:

@@ -44,7 +44,7 @@ from bot.db.tournaments import CHIEF
 from bot.reads.stored_plans import accepted_plan
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, Outbox, locale_of_user, notice_to
-from bot.services.phrases import Joined, Phrase, StageName, Verbatim, locale_for
+from bot.services.phrases import Joined, Phrase, ResultLines, StageName, Verbatim, locale_for
 from bot.services.seating_rounds import round_saved
 from scoring import Role, protocol
 from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
@@ -84,16 +84,6 @@ class Teller(Protocol):
         self, judge: int, locale: str, approval: ApprovalRow, game: GameRecord
     ) -> None:
         """The game's judge hears the chief judge's decision on his points."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResultLines:
-    """A game's result line for the group, in the tournament's language: ``shown`` with
-    every seat's points, ``hidden`` naming the seats without them, for a stage that hides
-    its figures (D17). Which one is posted is decided where the game is stored."""
-
-    shown: str
-    hidden: str
 
 
 @dataclass(frozen=True, slots=True)

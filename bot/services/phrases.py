@@ -54,6 +54,16 @@ class Profile(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ResultLines:
+    """A game's result line for the group, in the tournament's language: ``shown`` with
+    every seat's points, ``hidden`` naming the seats without them, for a stage that hides
+    its figures (D17). Which one is posted is decided where the game is stored."""
+
+    shown: str
+    hidden: str
+
+
+@dataclass(frozen=True, slots=True)
 class Phrase:
     """An English message id, translated when said, and its parameters."""
 

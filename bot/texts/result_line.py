@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiogram.utils.i18n import gettext as _
 
+from bot.services.phrases import ResultLines
 from bot.texts.markup import html_text
 from bot.texts.rating_format import short_points
 from bot.texts.vocabulary import RESULT_NAMES
@@ -33,3 +34,13 @@ def summary_line(
     if breakdown.pending:
         line += " " + _("(judge's points above 0.5 await the chief judge's approval)")
     return line
+
+
+def result_lines(
+    round_no: int, table_no: int, result: Result, breakdown: GameBreakdown | None
+) -> ResultLines:
+    """Both lines of a game (in the current locale): the use case that stores it picks
+    the one its stage allows (D17)."""
+    return ResultLines(*(
+        summary_line(round_no, table_no, result, breakdown, hidden) for hidden in (False, True)
+    ))

@@ -10,11 +10,10 @@ from bot.publishing.notices import GameTeller
 from bot.reads import card_reads
 from bot.services import Refusal
 from bot.services import live as use_cases
-from bot.services.games import ResultLines
 from bot.texts.i18n import use_language
 from bot.texts.phrases import say
 from bot.texts.rating_format import seat_parts, short_points
-from bot.texts.result_line import summary_line
+from bot.texts.result_line import result_lines
 from bot.texts.rule_issues import Issue
 from bot.texts.vocabulary import ROLE_NAMES
 from bot.web.runtime import LiveRuntime, refused, saved
@@ -73,10 +72,7 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
 
     # The group reads the tournament's language; the use case picks the line (D17).
     with use_language(rt.i18n, s.tournament.language):
-        lines = ResultLines(*(
-            summary_line(draft.round, draft.table_no, draft.result, breakdown, hidden)
-            for hidden in (False, True)
-        ))
+        lines = result_lines(draft.round, draft.table_no, draft.result, breakdown)
     with use_language(rt.i18n, who.locale):
         done = await use_cases.save(rt, s, draft, actor=who.user_id, lines=lines)
         if isinstance(done, Refusal):

@@ -1,7 +1,7 @@
 """Judge's points above 0.5 for a winner need the chief judge's approval (8.4.3, D7).
 
 On save every chief judge of the tournament gets a private message with Approve /
-Lower to 0.5 (``bot.services.games.request_approvals``); the game stays ``pending``
+Lower to 0.5 (``bot.publishing.notices.GameTeller.saved``); the game stays ``pending``
 until a decision. A chief judge who judged the game himself still taps it, so the
 approval is recorded explicitly. The decision is audited, recomputes the standings,
 and the game's judge is told (``bot.services.games.decide_approval``).

@@ -30,7 +30,7 @@ from bot.services.records import GameDraft, GameRecord, InvalidDraft
 from bot.texts.i18n import DEFAULT_LOCALE
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
-from bot.texts.result_line import summary_line
+from bot.texts.result_line import result_lines
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.draft import Draft, to_game_draft
@@ -129,10 +129,7 @@ async def _ready(
     tournament = await ctx.tournament(d.tid)
     # The group reads the tournament's language; the use case picks the line (D17).
     with ctx.i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
-        lines = ResultLines(*(
-            summary_line(draft.round, draft.table_no, draft.result, view.breakdown, hidden)
-            for hidden in (False, True)
-        ))
+        lines = result_lines(draft.round, draft.table_no, draft.result, view.breakdown)
     return view, draft, lines
 
 
