@@ -767,6 +767,108 @@ END;
 """
 
 
+# Version 16: club evenings (README, "A club evening"). A club is a group with its owner
+# and hosts (``club_staff``, checked like a tournament's staff). An evening is announced
+# with a number of seats (NULL: unlimited); ``evening_signups`` is its list in the order
+# people signed up: the first ``seats`` rows that are ``in`` have a seat, the rest are
+# the reserve in that order, so a drop-out moves the reserve up by itself. A row is never
+# reused: signing up again after "can't come" is a new row at the end. ``presence`` is
+# the host's attendance (NULL: not marked). When the host starts the evening its games
+# get a tournament of ``kind`` 'evening' in the club's group (``evenings.tournament_id``),
+# so the judge's card, the live protocol, the standings and the export work unchanged;
+# its games count in the career rating as club games. ``announce_dirty`` says the
+# announcement must be drawn again (edits are coalesced by the poster); ``club_notes``
+# holds what players are told privately (moved up from the reserve, the reminder, a
+# cancelled evening) until it is sent.
+_V16_CLUB_EVENINGS = """
+CREATE TABLE clubs (
+    id            INTEGER PRIMARY KEY,
+    chat_id       INTEGER NOT NULL UNIQUE,
+    title         TEXT    NOT NULL CHECK (length(trim(title)) BETWEEN 1 AND 200),
+    language      TEXT    NOT NULL DEFAULT 'ru',
+    timezone      TEXT    NOT NULL DEFAULT 'UTC',
+    -- the season's first day, MM-DD (the owner's /season_start; default the calendar year)
+    season_start  TEXT    NOT NULL DEFAULT '01-01'
+                  CHECK (season_start GLOB '[01][0-9]-[0-3][0-9]'),
+    protests      INTEGER NOT NULL DEFAULT 0 CHECK (protests IN (0, 1)),
+    created_by    INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+
+CREATE TABLE club_staff (
+    club_id  INTEGER NOT NULL REFERENCES clubs (id) ON DELETE CASCADE,
+    user_id  INTEGER NOT NULL,
+    role     TEXT    NOT NULL CHECK (role IN ('owner', 'host')),
+    added_by INTEGER NOT NULL,
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (club_id, user_id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX club_staff_owner ON club_staff (club_id) WHERE role = 'owner';
+CREATE INDEX club_staff_user ON club_staff (user_id);
+
+ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT 'tournament'
+    CHECK (kind IN ('tournament', 'evening'));
+
+CREATE TABLE evenings (
+    id             INTEGER PRIMARY KEY,
+    club_id        INTEGER NOT NULL REFERENCES clubs (id) ON DELETE CASCADE,
+    starts_at      INTEGER NOT NULL,
+    place          TEXT    NOT NULL CHECK (length(trim(place)) BETWEEN 1 AND 200),
+    seats          INTEGER CHECK (seats IS NULL OR seats BETWEEN 1 AND 1000),
+    note           TEXT    CHECK (note IS NULL OR length(note) BETWEEN 1 AND 500),
+    -- open: sign-up; closed: sign-up closed; running: started, games being played;
+    -- finished: closed by the host with its table; cancelled
+    status         TEXT    NOT NULL DEFAULT 'open'
+                   CHECK (status IN ('open', 'closed', 'running', 'finished', 'cancelled')),
+    remind_before  INTEGER NOT NULL DEFAULT 10800 CHECK (remind_before >= 0),
+    reminded_at    INTEGER,
+    tournament_id  INTEGER UNIQUE REFERENCES tournaments (id),
+    message_id     INTEGER,
+    announce_dirty INTEGER NOT NULL DEFAULT 1 CHECK (announce_dirty IN (0, 1)),
+    announce_hash  TEXT,
+    created_by     INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    CHECK (status NOT IN ('running', 'finished') OR tournament_id IS NOT NULL)
+);
+CREATE INDEX evenings_club ON evenings (club_id, starts_at);
+
+CREATE TABLE evening_signups (
+    -- the order of signing up: the seats and the reserve follow it
+    id          INTEGER PRIMARY KEY,
+    evening_id  INTEGER NOT NULL REFERENCES evenings (id) ON DELETE CASCADE,
+    user_id     INTEGER,  -- NULL: a guest a host added by nickname
+    name        TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 64 AND name = trim(name)),
+    name_key    TEXT    NOT NULL CHECK (length(name_key) >= 1),
+    -- in: signed up; out: can't come (or dropped out); removed: by a host
+    status      TEXT    NOT NULL DEFAULT 'in' CHECK (status IN ('in', 'out', 'removed')),
+    presence    TEXT    CHECK (presence IN ('present', 'absent', 'left')),
+    added_by    INTEGER NOT NULL,
+    signed_at   INTEGER NOT NULL,
+    changed_at  INTEGER NOT NULL,
+    player_id   INTEGER REFERENCES players (id)
+);
+CREATE UNIQUE INDEX evening_signups_user ON evening_signups (evening_id, user_id)
+    WHERE user_id IS NOT NULL AND status = 'in';
+CREATE UNIQUE INDEX evening_signups_name ON evening_signups (evening_id, name_key)
+    WHERE status = 'in';
+CREATE INDEX evening_signups_evening ON evening_signups (evening_id, status, id);
+
+CREATE TABLE club_notes (
+    id          INTEGER PRIMARY KEY,
+    club_id     INTEGER NOT NULL REFERENCES clubs (id) ON DELETE CASCADE,
+    evening_id  INTEGER REFERENCES evenings (id) ON DELETE CASCADE,
+    user_id     INTEGER NOT NULL,
+    -- moved_up, reminder, cancelled, removed: worded when sent, in the reader's language
+    kind        TEXT    NOT NULL CHECK (kind IN ('moved_up', 'reminder', 'cancelled', 'removed')),
+    created_at  INTEGER NOT NULL,
+    sent_at     INTEGER,
+    failed      TEXT    CHECK (failed IS NULL OR length(failed) <= 500)
+);
+CREATE INDEX club_notes_waiting ON club_notes (id) WHERE sent_at IS NULL AND failed IS NULL;
+"""
+
+
 async def _v15_career(conn: aiosqlite.Connection) -> None:
     """Version 15 (``_V15_CAREER``), with the players there are: one person per Telegram
     account (named by its latest player's nickname) and one per player without one."""
@@ -812,6 +914,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V13_CUT_PICTURE,
     _V14_SET_ASIDE,
     _v15_career,
+    _V16_CLUB_EVENINGS,
 )
 LATEST = len(MIGRATIONS)
 
