@@ -26,6 +26,7 @@ from bot.db.connection import Database
 from bot.ops.backups import BackupSchedule, backup_before_migration
 from bot.ops.instance import InstanceLock
 from bot.publishing import Publisher
+from bot.publishing.club_posts import ClubPoster
 from bot.reads.career import CareerService
 from bot.reads.standings import StandingsService
 from bot.telegram.aiogram_models import pin_response_types
@@ -98,6 +99,17 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp["i18n"] = i18n
     publisher = Publisher(db, standings, debounce=settings.standings_debounce, i18n=i18n)
     dp["publisher"] = publisher
+    # A club evening's announcement and private notes (edits coalesced per evening), and
+    # the reminders' periodic task.
+    club_posts = ClubPoster(
+        db,
+        i18n=i18n,
+        debounce=settings.standings_debounce,
+        keyboard=handlers.evenings.announcement_keyboard,
+    )
+    dp["club_posts"] = club_posts
+    dp.startup.register(club_posts.start)
+    dp.shutdown.register(club_posts.stop)
     # What the judge's card works with (handlers.game_entry): the above and its steps.
     dp["desk"] = Desk(db, standings, publisher, i18n, CARD, settings, background)
     # What a previous run left in the outbox goes out once polling starts...

@@ -41,8 +41,10 @@ from handlers.chats import GROUP_TYPES
 ChatKind = Literal["private", "group"]
 # anyone: checked further by the handler (a player's own game, his own best move);
 # staff: a judge or the chief judge of some tournament; chief: its chief judge;
-# operator: one of the bot's operators (``OPERATOR_IDS``), not a tournament role.
-Who = Literal["anyone", "staff", "chief", "operator"]
+# operator: one of the bot's operators (``OPERATOR_IDS``), not a tournament role;
+# club_owner, club_host: the owner of the group's club, its owner or a host
+# (``handlers.club_filters``).
+Who = Literal["anyone", "staff", "chief", "operator", "club_owner", "club_host"]
 
 PRIVATE: frozenset[ChatKind] = frozenset({"private"})
 GROUP: frozenset[ChatKind] = frozenset({"group"})
@@ -196,6 +198,69 @@ COMMANDS: Mapping[str, Access] = {
         "chief", BOTH, about=N_("The tournament's weight in the career rating (chief)")
     ),
     "backup": _private("operator", N_("Database backup (operators)")),
+    # A club's evenings (docs/club.md): in the club's group.
+    "club": Access(
+        "anyone",
+        GROUP,
+        Refusal(N_("Send /club TITLE in the club's group: you become its owner.")),
+        about=N_("The club of this group; /club TITLE makes the group a club"),
+        menus=GROUP,
+    ),
+    "host": Access(
+        "club_owner",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("Make a host: reply /host to his message, or /host @username"),
+    ),
+    "unhost": Access(
+        "club_owner",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("No longer a host: reply /unhost, or /unhost @username"),
+    ),
+    "club_language": Access(
+        "club_owner", GROUP, SEND_IN_GROUP, about=N_("The club's language: /club_language ru|en")
+    ),
+    "club_timezone": Access(
+        "club_owner", GROUP, SEND_IN_GROUP, about=N_("The club's time zone: /club_timezone Moscow")
+    ),
+    "season_start": Access(
+        "club_owner",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("The club's season starts: /season_start MM-DD"),
+    ),
+    "club_protests": Access(
+        "club_owner", GROUP, SEND_IN_GROUP, about=N_("Protests at evenings: /club_protests on|off")
+    ),
+    "evening": Access(
+        "club_host",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("Announce an evening: /evening 12.12 19:30; place; seats; note"),
+        menus=GROUP,
+    ),
+    "guest": Access(
+        "club_host",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("Sign up a guest: /guest NICK (/guest #ID NICK for evening ID)"),
+    ),
+    "unsign": Access(
+        "club_host",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("Take someone off the evening's list: /unsign NICK"),
+    ),
+    "close_signup": Access(
+        "club_host", GROUP, SEND_IN_GROUP, about=N_("Close the evening's sign-up")
+    ),
+    "cancel_evening": Access(
+        "club_host",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("Cancel the evening (everyone signed up is told)"),
+    ),
 }
 
 
@@ -243,6 +308,7 @@ CALLBACKS: Mapping[str, Access] = {
     "cl": Access("chief", BOTH),  # /link: the person a player of his tournament is
     "cu": Access("chief", BOTH),  # take back a link, merge or career name
     "ck": Access("chief", BOTH),  # /rating_kind: the tournament's weight in the rating
+    "ev": Access("anyone", GROUP),  # an evening's "I'm in" / "Can't come"
 }
 
 

@@ -9,6 +9,7 @@ from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.config import Settings
+from bot.services.clubs import roles_of_user
 from bot.services.players import already_registered, registrations
 from bot.services.records import CHIEF, Database
 from bot.services.staff import staff_tournaments
@@ -25,6 +26,8 @@ SECTIONS: tuple[tuple[Who, str], ...] = (
     ("anyone", N_("Everyone")),
     ("staff", N_("Judges")),
     ("chief", N_("Chief judge")),
+    ("club_owner", N_("Club owner")),
+    ("club_host", N_("Club hosts")),
     ("operator", N_("Operators")),
 )
 
@@ -34,6 +37,11 @@ async def roles_of(db: Database, settings: Settings, user_id: int) -> set[Who]:
     held: set[Who] = {"anyone"}
     for row in await staff_tournaments(db, user_id, finished=True):
         held |= {"staff", "chief"} if row.role == CHIEF else {"staff"}
+    club_roles = await roles_of_user(db, user_id)
+    if club_roles:
+        held.add("club_host")
+    if "owner" in club_roles:
+        held.add("club_owner")
     if is_operator(settings, user_id):
         held.add("operator")
     return held

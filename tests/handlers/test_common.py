@@ -75,10 +75,13 @@ async def test_help_shows_what_the_readers_role_can_do(harness: BotHarness, db: 
     """A player sees the commands everyone has; a judge the judges' too; a chief judge
     every command of his; an operator /backup: each with what it does."""
     from bot.config import Settings
+    from bot.db.clubs import create_club
     from handlers.access import COMMANDS
     from tests.handlers.tournament_fixtures import running_tournament
 
     await running_tournament(db, chief_id=301, judge_ids=[302], chat_id=-100301)
+    async with db.transaction() as conn:  # he owns a club too: every command is his
+        await create_club(conn, -100302, "Club", owner=301)
     settings: Settings = harness.dispatcher["settings"]
     settings.operator_ids = frozenset({301})
     texts = {}

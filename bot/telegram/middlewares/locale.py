@@ -13,8 +13,8 @@ from typing import Any
 from aiogram.types import Chat, TelegramObject
 from aiogram.utils.i18n import I18nMiddleware
 
-from bot.db import tournaments
-from bot.db.connection import Database
+from bot.db import clubs, tournaments
+from bot.db.connection import Conn, Database
 from bot.texts.i18n import locale_for
 
 GROUP_CHATS = frozenset({"group", "supergroup"})
@@ -22,8 +22,8 @@ GROUP_CHATS = frozenset({"group", "supergroup"})
 
 class UserLocaleMiddleware(I18nMiddleware):
     """A private chat reads the user's Telegram language; a group reads the language of
-    its tournament (everything the bot posts there, replies included, is in it). A group
-    without a tournament reads the sender's language.
+    its tournament (everything the bot posts there, replies included, is in it), else of
+    its club. A group without either reads the sender's language.
 
     The group's language is read from the database once and kept until the database
     changes (``Database.changes``: any committed transaction, so a language chosen,
@@ -40,6 +40,11 @@ class UserLocaleMiddleware(I18nMiddleware):
         return locale_for(data.get("event_from_user"))
 
     async def group_language(self, db: Database, chat_id: int) -> str | None:
-        return await db.cached(
-            ("chat_language", chat_id), partial(tournaments.chat_language, chat_id=chat_id)
-        )
+        return await db.cached(("chat_language", chat_id), partial(_language, chat_id=chat_id))
+
+
+async def _language(conn: Conn, *, chat_id: int) -> str | None:
+    """The group's tournament's language, else its club's."""
+    return await tournaments.chat_language(conn, chat_id) or await clubs.club_language(
+        conn, chat_id
+    )

@@ -1,0 +1,258 @@
+"""A club evening's sign-up in the group: a host's /evening announces it (the post with
+"I'm in" and "Can't come"), /guest, /unsign, /close_signup and /cancel_evening change
+it. A host command acts on the club's nearest evening not started yet, or on the one
+named ``#ID`` first (``/guest #3 Anna``; the id is in the announcement's title).
+
+A tap is answered at once (to the tapper only); the announcement is edited after, by
+the poster (``bot.publishing.club_posts``), once per window for many taps.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.utils.i18n import gettext as _
+from aiogram.utils.i18n import ngettext
+
+from bot.publishing.club_posts import ClubPoster
+from bot.services import Refusal
+from bot.services import evenings as service
+from bot.services.clubs import ClubRow
+from bot.services.evenings import Changed, EveningRow
+from bot.services.records import Database
+from bot.texts.evening_text import cant_come_label, im_in_label
+from bot.texts.markup import html_text
+from bot.texts.phrases import say
+from handlers.callbacks import RowId
+from handlers.chats import in_group
+from handlers.club_filters import ClubHost
+from handlers.filters import answer_refusal
+
+router = Router(name="evenings")
+
+
+class EveningCb(CallbackData, prefix="ev"):
+    """ "I'm in" / "Can't come" under an evening's announcement."""
+
+    action: Literal["in", "out"]
+    evening_id: RowId
+
+
+def announcement_keyboard(evening_id: int) -> InlineKeyboardMarkup:
+    """The announcement's buttons, in the current (the club's) language."""
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [
+                InlineKeyboardButton(
+                    text=im_in_label(),
+                    callback_data=EveningCb(action="in", evening_id=evening_id).pack(),
+                ),
+                InlineKeyboardButton(
+                    text=cant_come_label(),
+                    callback_data=EveningCb(action="out", evening_id=evening_id).pack(),
+                ),
+            ]
+        ]
+    )
+
+
+def place_text(place: tuple[bool, int] | None) -> str:
+    if place is None:
+        return ""
+    seated, number = place
+    return (
+        _("You are in, #{number}.")
+        if seated
+        else _("All seats are taken: you are #{number} in the reserve.")
+    ).format(number=number)
+
+
+# -- the buttons ----------------------------------------------------------------------------
+
+
+@router.callback_query(EveningCb.filter(F.action == "in"))
+async def im_in(
+    callback: CallbackQuery,
+    callback_data: EveningCb,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    done = await service.sign_up(db, callback_data.evening_id, callback.from_user)
+    if isinstance(done, Refusal):
+        await answer_refusal(callback, done)
+        return
+    await callback.answer(place_text(done.place))
+    await club_posts.changed(bot, done.evening.id)
+
+
+@router.callback_query(EveningCb.filter(F.action == "out"))
+async def cant_come(
+    callback: CallbackQuery,
+    callback_data: EveningCb,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    done = await service.cant_come(db, callback_data.evening_id, callback.from_user)
+    if isinstance(done, Refusal):
+        await answer_refusal(callback, done)
+        return
+    await callback.answer(_("Noted: you can't come."))
+    await club_posts.changed(bot, done.evening.id)
+
+
+# -- a host's commands ----------------------------------------------------------------------
+
+
+@router.message(Command("evening"), in_group, ClubHost)
+async def evening_command(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    assert message.from_user is not None
+    form = service.parse_evening(command.args or "", club.timezone)
+    if isinstance(form, Refusal):
+        await message.reply(say(form))
+        return
+    made = await service.announce(db, club, message.from_user.id, form)
+    if isinstance(made, Refusal):
+        await message.reply(say(made))
+        return
+    await club_posts.changed(bot, made.id)
+
+
+async def _evening(
+    message: Message, club: ClubRow, db: Database, args: str | None
+) -> tuple[EveningRow, str] | None:
+    """The evening a host command means and the rest of its arguments; None: answered."""
+    evening_id, rest = service.evening_id_arg(args or "")
+    found = await service.pick_evening(db, club, evening_id)
+    if isinstance(found, Refusal):
+        await message.reply(say(found))
+        return None
+    return found, rest
+
+
+def _moved_text(done: Changed) -> str:
+    if not done.moved_up:
+        return ""
+    names = ", ".join(html_text(r.name) for r in done.moved_up)
+    return "\n" + _("Moved up from the reserve: {names}.").format(names=names)
+
+
+@router.message(Command("guest"), in_group, ClubHost)
+async def guest_command(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    assert message.from_user is not None
+    picked = await _evening(message, club, db, command.args)
+    if picked is None:
+        return
+    evening, name = picked
+    done = await service.add_guest(db, evening, message.from_user.id, name)
+    if isinstance(done, Refusal):
+        await message.reply(say(done))
+        return
+    seated, number = done.place or (True, 0)
+    await message.reply(
+        (
+            _("{name} is signed up for evening #{id}, #{number}.")
+            if seated
+            else _("{name} is signed up for evening #{id}, #{number} in the reserve.")
+        ).format(name=html_text(done.signup.name), id=evening.id, number=number)
+    )
+    await club_posts.changed(bot, evening.id)
+
+
+@router.message(Command("unsign"), in_group, ClubHost)
+async def unsign_command(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    assert message.from_user is not None
+    picked = await _evening(message, club, db, command.args)
+    if picked is None:
+        return
+    evening, name = picked
+    done = await service.remove(db, evening, message.from_user.id, name)
+    if isinstance(done, Refusal):
+        await message.reply(say(done))
+        return
+    await message.reply(
+        _("{name} is off the list of evening #{id}.").format(
+            name=html_text(done.signup.name), id=evening.id
+        )
+        + _moved_text(done)
+    )
+    await club_posts.changed(bot, evening.id)
+
+
+@router.message(Command("close_signup"), in_group, ClubHost)
+async def close_command(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    assert message.from_user is not None
+    picked = await _evening(message, club, db, command.args)
+    if picked is None:
+        return
+    done = await service.close_signup(db, picked[0], message.from_user.id)
+    if isinstance(done, Refusal):
+        await message.reply(say(done))
+        return
+    await message.reply(
+        _(
+            "The sign-up of evening #{id} is closed. Hosts may still add and "
+            "remove people with /guest and /unsign."
+        ).format(id=done.id)
+    )
+    await club_posts.changed(bot, done.id)
+
+
+@router.message(Command("cancel_evening"), in_group, ClubHost)
+async def cancel_command(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    db: Database,
+    bot: Bot,
+    club_posts: ClubPoster,
+) -> None:
+    assert message.from_user is not None
+    picked = await _evening(message, club, db, command.args)
+    if picked is None:
+        return
+    done = await service.cancel(db, picked[0], message.from_user.id)
+    if isinstance(done, Refusal):
+        await message.reply(say(done))
+        return
+    await message.reply(
+        ngettext(
+            "Evening #{id} is cancelled; {count} person signed up is told privately.",
+            "Evening #{id} is cancelled; {count} people signed up are told privately.",
+            done.told,
+        ).format(id=done.evening.id, count=done.told)
+    )
+    await club_posts.changed(bot, done.evening.id)
