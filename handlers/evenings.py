@@ -9,6 +9,7 @@ the poster (``bot.publishing.club_posts``), once per window for many taps.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from aiogram import Bot, F, Router
@@ -22,7 +23,7 @@ from bot.publishing.club_posts import ClubPoster
 from bot.services import Refusal
 from bot.services import evenings as service
 from bot.services.clubs import ClubRow
-from bot.services.evenings import Changed, EveningRow
+from bot.services.evenings import EveningRow
 from bot.services.records import Database
 from bot.texts.evening_text import cant_come_label, im_in_label
 from bot.texts.markup import html_text
@@ -130,56 +131,63 @@ async def evening_command(
     await club_posts.changed(bot, made.id)
 
 
-async def _evening(
-    message: Message, club: ClubRow, db: Database, args: str | None
-) -> tuple[EveningRow, str] | None:
-    """The evening a host command means and the rest of its arguments; None: answered."""
-    evening_id, rest = service.evening_id_arg(args or "")
-    found = await service.pick_evening(db, club, evening_id)
-    if isinstance(found, Refusal):
-        await message.reply(say(found))
-        return None
-    return found, rest
-
-
-def _moved_text(done: Changed) -> str:
-    if not done.moved_up:
-        return ""
-    names = ", ".join(html_text(r.name) for r in done.moved_up)
-    return "\n" + _("Moved up from the reserve: {names}.").format(names=names)
-
-
-@router.message(Command("guest"), in_group, ClubHost)
-async def guest_command(
-    message: Message,
-    command: CommandObject,
-    club: ClubRow,
-    db: Database,
-    bot: Bot,
-    club_posts: ClubPoster,
-) -> None:
-    assert message.from_user is not None
-    picked = await _evening(message, club, db, command.args)
-    if picked is None:
-        return
-    evening, name = picked
-    done = await service.add_guest(db, evening, message.from_user.id, name)
+async def _guest(db: Database, evening: EveningRow, actor: int, rest: str) -> str | Refusal:
+    done = await service.add_guest(db, evening, actor, rest)
     if isinstance(done, Refusal):
-        await message.reply(say(done))
-        return
+        return done
     seated, number = done.place or (True, 0)
-    await message.reply(
-        (
-            _("{name} is signed up for evening #{id}, #{number}.")
-            if seated
-            else _("{name} is signed up for evening #{id}, #{number} in the reserve.")
-        ).format(name=html_text(done.signup.name), id=evening.id, number=number)
+    return (
+        _("{name} is signed up for evening #{id}, #{number}.")
+        if seated
+        else _("{name} is signed up for evening #{id}, #{number} in the reserve.")
+    ).format(name=html_text(done.signup.name), id=evening.id, number=number)
+
+
+async def _unsign(db: Database, evening: EveningRow, actor: int, rest: str) -> str | Refusal:
+    done = await service.remove(db, evening, actor, rest)
+    if isinstance(done, Refusal):
+        return done
+    text = _("{name} is off the list of evening #{id}.").format(
+        name=html_text(done.signup.name), id=evening.id
     )
-    await club_posts.changed(bot, evening.id)
+    if done.moved_up:
+        names = ", ".join(html_text(r.name) for r in done.moved_up)
+        text += "\n" + _("Moved up from the reserve: {names}.").format(names=names)
+    return text
 
 
-@router.message(Command("unsign"), in_group, ClubHost)
-async def unsign_command(
+async def _close(db: Database, evening: EveningRow, actor: int, rest: str) -> str | Refusal:
+    done = await service.close_signup(db, evening, actor)
+    if isinstance(done, Refusal):
+        return done
+    return _(
+        "The sign-up of evening #{id} is closed. Hosts may still add and "
+        "remove people with /guest and /unsign."
+    ).format(id=done.id)
+
+
+async def _cancel(db: Database, evening: EveningRow, actor: int, rest: str) -> str | Refusal:
+    done = await service.cancel(db, evening, actor)
+    if isinstance(done, Refusal):
+        return done
+    return ngettext(
+        "Evening #{id} is cancelled; {count} person signed up is told privately.",
+        "Evening #{id} is cancelled; {count} people signed up are told privately.",
+        done.told,
+    ).format(id=done.evening.id, count=done.told)
+
+
+HostAction = Callable[[Database, EveningRow, int, str], Awaitable[str | Refusal]]
+HOST_ACTIONS: dict[str, HostAction] = {
+    "guest": _guest,
+    "unsign": _unsign,
+    "close_signup": _close,
+    "cancel_evening": _cancel,
+}
+
+
+@router.message(Command(*HOST_ACTIONS), in_group, ClubHost)
+async def host_command(
     message: Message,
     command: CommandObject,
     club: ClubRow,
@@ -187,72 +195,14 @@ async def unsign_command(
     bot: Bot,
     club_posts: ClubPoster,
 ) -> None:
+    """The host's change of the nearest evening not started yet (or of ``#ID``)."""
     assert message.from_user is not None
-    picked = await _evening(message, club, db, command.args)
-    if picked is None:
+    evening_id, rest = service.evening_id_arg(command.args or "")
+    evening = await service.pick_evening(db, club, evening_id)
+    if isinstance(evening, Refusal):
+        await message.reply(say(evening))
         return
-    evening, name = picked
-    done = await service.remove(db, evening, message.from_user.id, name)
-    if isinstance(done, Refusal):
-        await message.reply(say(done))
-        return
-    await message.reply(
-        _("{name} is off the list of evening #{id}.").format(
-            name=html_text(done.signup.name), id=evening.id
-        )
-        + _moved_text(done)
-    )
-    await club_posts.changed(bot, evening.id)
-
-
-@router.message(Command("close_signup"), in_group, ClubHost)
-async def close_command(
-    message: Message,
-    command: CommandObject,
-    club: ClubRow,
-    db: Database,
-    bot: Bot,
-    club_posts: ClubPoster,
-) -> None:
-    assert message.from_user is not None
-    picked = await _evening(message, club, db, command.args)
-    if picked is None:
-        return
-    done = await service.close_signup(db, picked[0], message.from_user.id)
-    if isinstance(done, Refusal):
-        await message.reply(say(done))
-        return
-    await message.reply(
-        _(
-            "The sign-up of evening #{id} is closed. Hosts may still add and "
-            "remove people with /guest and /unsign."
-        ).format(id=done.id)
-    )
-    await club_posts.changed(bot, done.id)
-
-
-@router.message(Command("cancel_evening"), in_group, ClubHost)
-async def cancel_command(
-    message: Message,
-    command: CommandObject,
-    club: ClubRow,
-    db: Database,
-    bot: Bot,
-    club_posts: ClubPoster,
-) -> None:
-    assert message.from_user is not None
-    picked = await _evening(message, club, db, command.args)
-    if picked is None:
-        return
-    done = await service.cancel(db, picked[0], message.from_user.id)
-    if isinstance(done, Refusal):
-        await message.reply(say(done))
-        return
-    await message.reply(
-        ngettext(
-            "Evening #{id} is cancelled; {count} person signed up is told privately.",
-            "Evening #{id} is cancelled; {count} people signed up are told privately.",
-            done.told,
-        ).format(id=done.evening.id, count=done.told)
-    )
-    await club_posts.changed(bot, done.evening.id)
+    done = await HOST_ACTIONS[command.command.lower()](db, evening, message.from_user.id, rest)
+    await message.reply(say(done))
+    if not isinstance(done, Refusal):
+        await club_posts.changed(bot, evening.id)

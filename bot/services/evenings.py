@@ -151,15 +151,29 @@ async def announce(
             created_by=actor_id,
             now=now,
         )
-        await audit.audit(
-            conn,
-            action="evening.announce",
-            entity="evening",
-            entity_id=evening.id,
-            actor_id=actor_id,
-            after=evening,
-        )
+        await _audit(conn, "announce", evening.id, actor_id, after=evening)
     return evening
+
+
+async def _audit(
+    conn: Conn,
+    action: str,
+    evening_id: int,
+    actor_id: int,
+    *,
+    before: object = None,
+    after: object = None,
+) -> None:
+    """The audit entry of a change to an evening or its list (no tournament's)."""
+    await audit.audit(
+        conn,
+        action=f"evening.{action}",
+        entity="evening",
+        entity_id=evening_id,
+        actor_id=actor_id,
+        before=before,
+        after=after,
+    )
 
 
 # -- which evening a host command means ---------------------------------------------------
@@ -289,14 +303,7 @@ async def sign_up(db: Database, evening_id: int, someone: Profile) -> Changed | 
             added_by=someone.id,
         )
         after, moved = await _after_change(conn, evening, before)
-        await audit.audit(
-            conn,
-            action="evening.sign_up",
-            entity="evening",
-            entity_id=evening.id,
-            actor_id=someone.id,
-            after=signup,
-        )
+        await _audit(conn, "sign_up", evening.id, someone.id, after=signup)
     return Changed(evening, signup, after.place_of(signup.id), moved)
 
 
@@ -333,14 +340,7 @@ async def cant_come(db: Database, evening_id: int, someone: Profile) -> Changed 
             await evenings.set_signup_status(conn, mine.id, "out")
             signup = mine
         _after, moved = await _after_change(conn, evening, before)
-        await audit.audit(
-            conn,
-            action="evening.cant_come",
-            entity="evening",
-            entity_id=evening.id,
-            actor_id=someone.id,
-            after=signup,
-        )
+        await _audit(conn, "cant_come", evening.id, someone.id, after=signup)
     return Changed(evening, signup, None, moved)
 
 
@@ -359,6 +359,20 @@ def guest_name(text: str) -> str | Refusal:
     return name
 
 
+async def _list_by_name(
+    conn: Conn, evening: EveningRow, key: str
+) -> tuple[EveningRow, Lineup, SignupRow | None] | Refusal:
+    """The evening as it is now, its lineup and who is on its list under ``key``; a
+    Refusal when hosts can no longer change the list."""
+    evening = await evenings.get_evening(conn, evening.id) or evening
+    refused = _acting_refusal(evening)
+    if refused is not None:
+        return refused
+    rows = await evenings.signups(conn, evening.id)
+    same = next((r for r in rows if r.status == "in" and r.name_key == key), None)
+    return evening, evenings.split(rows, evening.seats), same
+
+
 async def add_guest(
     db: Database, evening: EveningRow, actor_id: int, text: str
 ) -> Changed | Refusal:
@@ -366,15 +380,12 @@ async def add_guest(
     name = guest_name(text)
     if isinstance(name, Refusal):
         return name
+    key = nickname_key(name)
     async with db.transaction() as conn:
-        evening = await evenings.get_evening(conn, evening.id) or evening
-        refused = _acting_refusal(evening)
-        if refused is not None:
-            return refused
-        rows = await evenings.signups(conn, evening.id)
-        before = evenings.split(rows, evening.seats)
-        key = nickname_key(name)
-        same = next((r for r in rows if r.status == "in" and r.name_key == key), None)
+        listed = await _list_by_name(conn, evening, key)
+        if isinstance(listed, Refusal):
+            return listed
+        evening, before, same = listed
         if same is not None:
             place = before.place_of(same.id)
             assert place is not None
@@ -388,14 +399,7 @@ async def add_guest(
             conn, evening.id, user_id=None, name=name, name_key=key, added_by=actor_id
         )
         after, moved = await _after_change(conn, evening, before)
-        await audit.audit(
-            conn,
-            action="evening.guest",
-            entity="evening",
-            entity_id=evening.id,
-            actor_id=actor_id,
-            after=signup,
-        )
+        await _audit(conn, "guest", evening.id, actor_id, after=signup)
     return Changed(evening, signup, after.place_of(signup.id), moved)
 
 
@@ -404,15 +408,12 @@ async def remove(db: Database, evening: EveningRow, actor_id: int, text: str) ->
     name = guest_name(text)
     if isinstance(name, Refusal):
         return Refusal(N_("Send the nickname as the list shows it, e.g. /unsign Anna."))
+    key = nickname_key(name)
     async with db.transaction() as conn:
-        evening = await evenings.get_evening(conn, evening.id) or evening
-        refused = _acting_refusal(evening)
-        if refused is not None:
-            return refused
-        rows = await evenings.signups(conn, evening.id)
-        before = evenings.split(rows, evening.seats)
-        key = nickname_key(name)
-        found = next((r for r in rows if r.status == "in" and r.name_key == key), None)
+        listed = await _list_by_name(conn, evening, key)
+        if isinstance(listed, Refusal):
+            return listed
+        evening, before, found = listed
         if found is None:
             return Refusal(
                 N_("{name} is not on the list of evening #{id}."),
@@ -422,14 +423,7 @@ async def remove(db: Database, evening: EveningRow, actor_id: int, text: str) ->
         if found.user_id is not None and found.user_id != actor_id:
             await evenings.add_note(conn, evening.club_id, evening.id, found.user_id, "removed")
         _after, moved = await _after_change(conn, evening, before)
-        await audit.audit(
-            conn,
-            action="evening.remove",
-            entity="evening",
-            entity_id=evening.id,
-            actor_id=actor_id,
-            before=found,
-        )
+        await _audit(conn, "remove", evening.id, actor_id, before=found)
     return Changed(evening, found, None, moved)
 
 
@@ -444,14 +438,7 @@ async def close_signup(db: Database, evening: EveningRow, actor_id: int) -> Even
                 N_("The sign-up of evening #{id} is closed already."), {"id": current.id}
             )
         await evenings.set_status(conn, current.id, "closed")
-        await audit.audit(
-            conn,
-            action="evening.close",
-            entity="evening",
-            entity_id=current.id,
-            actor_id=actor_id,
-            before=current.status,
-        )
+        await _audit(conn, "close", current.id, actor_id, before=current.status)
         after = await evenings.get_evening(conn, current.id)
     assert after is not None
     return after
@@ -476,14 +463,7 @@ async def cancel(db: Database, evening: EveningRow, actor_id: int) -> Cancelled 
         for user_id in sorted(told):
             await evenings.add_note(conn, current.club_id, current.id, user_id, "cancelled")
         await evenings.set_status(conn, current.id, "cancelled")
-        await audit.audit(
-            conn,
-            action="evening.cancel",
-            entity="evening",
-            entity_id=current.id,
-            actor_id=actor_id,
-            before=current,
-        )
+        await _audit(conn, "cancel", current.id, actor_id, before=current)
         after = await evenings.get_evening(conn, current.id)
     assert after is not None
     return Cancelled(after, len(told))
