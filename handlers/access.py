@@ -50,6 +50,7 @@ BOTH: frozenset[ChatKind] = frozenset({"private", "group"})
 
 PRIVATE_BUTTON = Refusal(N_("This button works only in a private chat with me."), alert=True)
 GROUP_BUTTON = Refusal(N_("This button works only in the tournament's group."), alert=True)
+CLUB_GROUP = Refusal(N_("Send this in the club's group."))
 ONLY_OPERATORS = Refusal(
     N_(
         "A copy of the whole database is for the bot's operators only. "
@@ -196,6 +197,18 @@ COMMANDS: Mapping[str, Access] = {
         "chief", BOTH, about=N_("The tournament's weight in the career rating (chief)")
     ),
     "backup": _private("operator", N_("Database backup (operators)")),
+    # A club evening (docs/club.md): the club's owner and hosts, checked by the use case
+    # against the club's staff (bot.services.evening_play); /season is anyone's.
+    **{
+        command: Access("anyone", GROUP, CLUB_GROUP, about=about, menus=GROUP)
+        for command, about in (
+            ("present", N_("Evening: who came; /present NICK adds a latecomer (host)")),
+            ("start_evening", N_("Start the club evening (host)")),
+            ("next_game", N_("Evening: seat the next game (host)")),
+            ("close_evening", N_("Close the evening: its table (host)")),
+            ("season", N_("The club's season table")),
+        )
+    },
 }
 
 
@@ -243,6 +256,8 @@ CALLBACKS: Mapping[str, Access] = {
     "cl": Access("chief", BOTH),  # /link: the person a player of his tournament is
     "cu": Access("chief", BOTH),  # take back a link, merge or career name
     "ck": Access("chief", BOTH),  # /rating_kind: the tournament's weight in the rating
+    "vp": Access("anyone", GROUP),  # /present: a club host marks a name (evening_play)
+    "vn": Access("anyone", GROUP),  # /next_game: post the suggested game, or another
 }
 
 

@@ -330,7 +330,7 @@ async def start(
             conn,
             tournament.id,
             note=Phrase(
-                N_("The evening has started: {count} players. Good games!"),
+                N_("The evening has started. Players: {count}. Good games!"),
                 {"count": len(present)},
             ),
         )
@@ -515,7 +515,7 @@ async def close(
             conn,
             tid,
             note=Phrase(
-                N_("The evening is over: {games} games. Thank you for playing! The table: /rating"),
+                N_("The evening is over. Games played: {games}. Thank you for playing! The table: /rating"),
                 {"games": len(played)},
             ),
             standings=True,

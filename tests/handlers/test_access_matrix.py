@@ -38,6 +38,7 @@ from bot.db.tournaments import create_tournament, set_status
 from handlers import access
 from handlers.callbacks import GameMenu
 from handlers.career import CareerLink, CareerPerson, CareerUndo, RatingKindPick
+from handlers.evening_play import NextGame, Presence
 from handlers.exports import ExportPick, ImagePick
 from handlers.filters import TournamentPick
 from handlers.game_entry.callbacks import (
@@ -166,6 +167,8 @@ def samples(a: A) -> dict[str, str]:
         CareerLink(player_id=a.unlinked, person_id=a.person),
         CareerUndo(tournament_id=a.tid, entry=1),
         RatingKindPick(tournament_id=a.tid, kind="elite"),
+        Presence(evening_id=1, signup_id=1),
+        NextGame(action="again", round=1, seed=1),
         StaffRemove(tournament_id=a.tid, user_id=JUDGE2),  # last: it changes the staff
     ]
     found = {data.__prefix__: data.pack() for data in made}
