@@ -312,7 +312,7 @@ async def rating_kind(conn: Conn, tournament_id: int) -> RatingKind:
 async def is_evening(conn: Conn, tournament_id: int) -> bool:
     """Whether the tournament is a club evening's (its games are club games)."""
     found = await fetch_val(conn, "SELECT kind FROM tournaments WHERE id = ?", (tournament_id,))
-    return found == "evening"
+    return bool(found == "evening")
 
 
 async def set_rating_kind(conn: Conn, tournament_id: int, kind: RatingKind) -> None:

@@ -515,7 +515,10 @@ async def close(
             conn,
             tid,
             note=Phrase(
-                N_("The evening is over. Games played: {games}. Thank you for playing! The table: /rating"),
+                N_(
+                    "The evening is over. Games played: {games}. Thank you for playing! "
+                    "The table: /rating"
+                ),
                 {"games": len(played)},
             ),
             standings=True,
