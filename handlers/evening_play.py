@@ -20,6 +20,7 @@ from bot.reads.season import season
 from bot.services import Refusal
 from bot.services import evening_play as service
 from bot.services.evening_play import NOT_A_CLUB, Attendance, Suggestion
+from bot.services.notices import FollowUp
 from bot.services.records import Database
 from bot.texts import evening_table as texts
 from bot.texts.phrases import say
@@ -115,8 +116,16 @@ async def start_evening(
     if isinstance(started, Refusal):
         await message.answer(say(started))
         return
-    await message.answer(texts.started_text(started.tournament.title, started.players))
-    await run_follow_up(bot, started.follow_up, publisher)
+    text = texts.started_text(started.tournament.title, started.players)
+    await _answer_then_post(message, bot, publisher, text, started.follow_up)
+
+
+async def _answer_then_post(
+    message: Message, bot: Bot, publisher: Publisher, text: str, follow_up: FollowUp
+) -> None:
+    """The host's answer first, then the group's posts the use case queued."""
+    await message.answer(text)
+    await run_follow_up(bot, follow_up, publisher)
 
 
 @router.message(Command("next_game"), in_group)
@@ -145,7 +154,8 @@ async def next_game_tapped(
             await answer_refusal(callback, shown)
             return
         await callback.answer()
-        await message.edit_text(texts.suggestion_text(shown.game), reply_markup=_next_markup(shown))
+        markup = _next_markup(shown)
+        await message.edit_text(texts.suggestion_text(shown.game), reply_markup=markup)
         return
     taken = await service.accept_next(db, chat, user, callback_data.round, callback_data.seed)
     if isinstance(taken, Refusal):
@@ -166,8 +176,8 @@ async def close_evening(
     if isinstance(closed, Refusal):
         await message.answer(say(closed))
         return
-    await message.answer(texts.closed_text(closed.games))
-    await run_follow_up(bot, closed.follow_up, publisher)
+    text = texts.closed_text(closed.games)
+    await _answer_then_post(message, bot, publisher, text, closed.follow_up)
 
 
 @router.message(Command("season"), in_group)

@@ -13,7 +13,7 @@ most games anyone played (B of 8.6.1 from it), set at each game and at the close
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -181,18 +181,31 @@ async def toggle(
         await repo.set_presence(conn, signup_id, presence)
         if running and presence == "present":
             await _player_for(conn, found.club, found.evening, person, user_id)
-        await audit.audit(
-            conn,
-            action="evening.presence",
-            entity="evening_signup",
-            entity_id=signup_id,
-            tournament_id=found.evening.tournament_id,
-            actor_id=user_id,
-            before={"presence": person.presence},
-            after={"presence": presence},
-        )
+        before, after = {"presence": person.presence}, {"presence": presence}
+        await _audit_signup(conn, "evening.presence", signup_id, found, user_id, before, after)
         again = await _attendance(conn, chat_id, user_id)
     return again
+
+
+async def _audit_signup(
+    conn: Conn,
+    action: str,
+    signup_id: int,
+    found: Attendance,
+    user_id: int,
+    before: Mapping[str, object] | None,
+    after: Mapping[str, object],
+) -> None:
+    await audit.audit(
+        conn,
+        action=action,
+        entity="evening_signup",
+        entity_id=signup_id,
+        tournament_id=found.evening.tournament_id,
+        actor_id=user_id,
+        before=before,
+        after=after,
+    )
 
 
 async def add_latecomer(
@@ -220,14 +233,8 @@ async def add_latecomer(
             people = await repo.attendees(conn, found.evening.id)
             added = next(a for a in people if a.id == signup_id)
             await _player_for(conn, found.club, found.evening, added, user_id)
-        await audit.audit(
-            conn,
-            action="evening.latecomer",
-            entity="evening_signup",
-            entity_id=signup_id,
-            tournament_id=found.evening.tournament_id,
-            actor_id=user_id,
-            after={"name": name},
+        await _audit_signup(
+            conn, "evening.latecomer", signup_id, found, user_id, None, {"name": name}
         )
         return await _attendance(conn, chat_id, user_id)
 
@@ -357,14 +364,23 @@ class _State:
     history: list[tuple[tuple[str, ...], ...]]
 
 
-async def _state(conn: Conn, chat_id: int, user_id: int) -> _State | Refusal:
+async def _running(conn: Conn, chat_id: int, user_id: int) -> tuple[Attendance, int] | Refusal:
+    """The running evening's list and its tournament, or why not."""
     found = await _attendance(conn, chat_id, user_id)
     if isinstance(found, Refusal):
         return found
-    evening = found.evening
-    if evening.status != "running" or evening.tournament_id is None:
+    if found.evening.status != "running" or found.evening.tournament_id is None:
         return NOT_RUNNING
-    tournament = await tournaments.require_tournament(conn, evening.tournament_id)
+    return found, found.evening.tournament_id
+
+
+async def _state(conn: Conn, chat_id: int, user_id: int) -> _State | Refusal:
+    running = await _running(conn, chat_id, user_id)
+    if isinstance(running, Refusal):
+        return running
+    found, tid = running
+    evening = found.evening
+    tournament = await tournaments.require_tournament(conn, tid)
     everyone = await players.list_players(conn, tournament.id, status="confirmed")
     names = {p.id: p.nickname for p in everyone}
     present = [
@@ -493,13 +509,11 @@ async def close(
     """Close the evening: the tournament finishes with the distance its games played;
     the group gets the evening's table, text and picture (the outbox's final post)."""
     async with db.transaction() as conn:
-        found = await _attendance(conn, chat_id, user_id)
-        if isinstance(found, Refusal):
-            return found
+        running = await _running(conn, chat_id, user_id)
+        if isinstance(running, Refusal):
+            return running
+        found, tid = running
         evening = found.evening
-        if evening.status != "running" or evening.tournament_id is None:
-            return NOT_RUNNING
-        tid = evening.tournament_id
         played = await games.list_games(conn, tid)
         most = await fetch_val(
             conn,
