@@ -52,6 +52,7 @@ BOTH: frozenset[ChatKind] = frozenset({"private", "group"})
 
 PRIVATE_BUTTON = Refusal(N_("This button works only in a private chat with me."), alert=True)
 GROUP_BUTTON = Refusal(N_("This button works only in the tournament's group."), alert=True)
+CLUB_GROUP = Refusal(N_("Send this in the club's group."))
 ONLY_OPERATORS = Refusal(
     N_(
         "A copy of the whole database is for the bot's operators only. "
@@ -261,6 +262,18 @@ COMMANDS: Mapping[str, Access] = {
         SEND_IN_GROUP,
         about=N_("Cancel the evening (everyone signed up is told)"),
     ),
+    # Playing an evening (docs/club.md#the-evening): its owner and hosts, checked against
+    # the club's staff by the use cases (bot.services.evening_play); /season is anyone's.
+    **{
+        command: Access(who, GROUP, CLUB_GROUP, about=about, menus=GROUP)
+        for command, who, about in (
+            ("present", "club_host", N_("Evening: who came; /present NICK adds a latecomer (host)")),
+            ("start_evening", "club_host", N_("Start the club evening (host)")),
+            ("next_game", "club_host", N_("Evening: seat the next game (host)")),
+            ("close_evening", "club_host", N_("Close the evening: its table (host)")),
+            ("season", "anyone", N_("The club's season table")),
+        )
+    },
 }
 
 
@@ -309,6 +322,8 @@ CALLBACKS: Mapping[str, Access] = {
     "cu": Access("chief", BOTH),  # take back a link, merge or career name
     "ck": Access("chief", BOTH),  # /rating_kind: the tournament's weight in the rating
     "ev": Access("anyone", GROUP),  # an evening's "I'm in" / "Can't come"
+    "vp": Access("club_host", GROUP),  # /present: a host marks a name (evening_play)
+    "vn": Access("club_host", GROUP),  # /next_game: post the suggested game, or another
 }
 
 

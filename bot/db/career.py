@@ -309,6 +309,12 @@ async def rating_kind(conn: Conn, tournament_id: int) -> RatingKind:
     return cast(RatingKind, found)
 
 
+async def is_evening(conn: Conn, tournament_id: int) -> bool:
+    """Whether the tournament is a club evening's (its games are club games)."""
+    found = await fetch_val(conn, "SELECT kind FROM tournaments WHERE id = ?", (tournament_id,))
+    return bool(found == "evening")
+
+
 async def set_rating_kind(conn: Conn, tournament_id: int, kind: RatingKind) -> None:
     if kind not in RATING_KINDS:
         raise ValueError(f"unknown rating kind {kind!r}")
@@ -330,13 +336,16 @@ class RatedRow(NamedTuple):
     result: str
     kind: RatingKind
     seats: tuple[tuple[int, int, int, str], ...]
+    # the tournament's kind: an evening's games are club games (K 4/3, docs/club.md)
+    event: str = "tournament"
 
 
 # Seats as one text per game (as bot.db.scoring_bridge reads them): "seat:person:player:role".
 _RATED_SQL = """
 SELECT g.id, g.created_at, g.tournament_id, g.round, g.table_no, g.result, t.rating_kind,
        (SELECT group_concat(s.seat || ':' || p.person_id || ':' || s.player_id || ':' || s.role)
-        FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = g.id)
+        FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = g.id),
+       t.kind
 FROM games g JOIN tournaments t ON t.id = g.tournament_id
 WHERE g.status <> 'annulled' AND t.status <> 'registration'{only}
 """
@@ -352,7 +361,7 @@ _SEQ_SQL = "SELECT coalesce(max(seq), 0) FROM game_changes"
 
 def _rated(rows: Iterable[Sequence[Any]]) -> list[RatedRow]:
     found = []
-    for gid, created, tid, round_no, table_no, result, kind, packed in rows:
+    for gid, created, tid, round_no, table_no, result, kind, packed, event in rows:
         seats = []
         for token in (packed or "").split(","):
             if token:
@@ -360,7 +369,7 @@ def _rated(rows: Iterable[Sequence[Any]]) -> list[RatedRow]:
                 seats.append((int(seat), int(person), int(player), role))
         seats.sort()
         found.append(
-            RatedRow(gid, created, tid, round_no, table_no, result, kind, tuple(seats))
+            RatedRow(gid, created, tid, round_no, table_no, result, kind, tuple(seats), event)
         )
     return found
 

@@ -102,7 +102,10 @@ def _seat(person: int, role: str) -> EloSeat:
 
 
 def rated_game(row: RatedRow) -> RatedGame:
-    kind = EloKind.ELITE if row.kind == "elite" else EloKind.TOURNAMENT
+    if row.event == "evening":  # a club evening's games are club games (docs/club.md)
+        kind = EloKind.CLUB
+    else:
+        kind = EloKind.ELITE if row.kind == "elite" else EloKind.TOURNAMENT
     seats = tuple(_seat(person, role) for _s, person, _p, role in row.seats)
     code = game_code(row.round, row.table_no)
     try:

@@ -160,7 +160,9 @@ async def load_export(
         log = tuple(reversed(await audit_entries(conn, tournament_id, limit=-1)))
         actors = {e.actor_id for e in log if e.actor_id is not None} - set(people)
         people |= await users.get_users(conn, actors)
-        kind = await career_repo.rating_kind(conn, tournament_id)
+        kind: str = await career_repo.rating_kind(conn, tournament_id)
+        if kind != "unrated" and await career_repo.is_evening(conn, tournament_id):
+            kind = "club"
     state = await (career or CareerService(db)).current()
     ratings = await tournament_ratings(db, state, tournament_id)
     standings, breakdowns = compute_standings(scored), tournament_breakdowns(scored)

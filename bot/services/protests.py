@@ -14,6 +14,7 @@ from bot.db import games, players, protests, staff, tournaments, users
 from bot.db.audit import record
 from bot.db.connection import Conn, Database
 from bot.db.errors import AlreadyDecided, GameAnnulled, NotFound, NotSeated, ProtestTooLate
+from bot.db.evening_play import protests_on
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.protests import ProtestRow
@@ -26,6 +27,13 @@ MAX_SHOWN_REASON = 1500  # of the stored text, on the chief's card (a message ho
 
 DECIDES_PROTESTS = Refusal(N_("Only the tournament's chief judge decides protests (8.8.2)."))
 GAME_GONE = Refusal(N_("That game no longer exists. Nothing was recorded."))
+# A club evening takes no protests unless its club turned them on (docs/club.md).
+PROTESTS_OFF = Refusal(
+    N_(
+        "This club's evenings take no protests: the host's decision is final. The club's "
+        "owner can turn protests on with /club_protests on."
+    )
+)
 NOT_SEATED = Refusal(
     N_(
         "You did not sit in a recorded game here, so there is nothing you can protest "
@@ -142,7 +150,11 @@ async def protest_choices(
     """What a /protest sent at ``sent`` may be about: in a group its tournament's games,
     in private any of the player's."""
     async with db.read() as conn:
-        played = await _played(conn, user_id, chat_id, private)
+        everything = await _played(conn, user_id, chat_id, private)
+        taking = {
+            tid: await protests_on(conn, tid) for tid in {p.tournament.id for p in everything}
+        }
+        played = [p for p in everything if taking[p.tournament.id]]
         in_window = [p for p in played if sent <= p.game.protest_deadline]
         choices = Choices([], [])
         for item in in_window:
@@ -152,7 +164,7 @@ async def protest_choices(
             else:
                 choices.already.append((item, own))
     if not played:
-        return NOT_SEATED
+        return PROTESTS_OFF if everything else NOT_SEATED
     if not in_window:
         last = max(played, key=lambda p: (p.game.ended_at, p.game.id))
         return too_late(last.game, sent, last.tournament.timezone)
@@ -223,6 +235,8 @@ async def file_protest(
     try:
         async with db.transaction() as conn:
             game = await games.require_game(conn, game_id)
+            if not await protests_on(conn, game.tournament_id):
+                return PROTESTS_OFF
             protest, nickname = await _add_protest(conn, game, source, user_id)
             tournament = await tournaments.require_tournament(conn, game.tournament_id)
             chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)

@@ -29,6 +29,7 @@ KIND_NAMES = {
     "tournament": __("a tournament (factors 16 and 12)"),
     "elite": __("an elite tournament (factors 64 and 48)"),
     "unrated": __("unrated: its games move no rating"),
+    "club": __("a club evening (factors 4 and 3)"),
 }
 KIND_BUTTONS = {
     "tournament": __("Tournament"),

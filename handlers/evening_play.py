@@ -1,0 +1,189 @@
+"""Playing a club evening in its group (docs/club.md, "The evening", "Season"): the
+host's ``/present`` list (a tap marks a name), ``/present NICK`` for a latecomer,
+``/start_evening``, ``/next_game`` (suggested, then posted or drawn again),
+``/close_evening``; anyone's ``/season``.
+
+The club's owner and hosts are checked by the use cases against the club's staff, by
+the sender's id, on every update (``bot.services.evening_play``).
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+
+from bot.publishing import Publisher
+from bot.publishing.notices import run_follow_up
+from bot.reads.season import season
+from bot.services import Refusal
+from bot.services import evening_play as service
+from bot.services.evening_play import NOT_A_CLUB, Attendance, Suggestion
+from bot.services.notices import FollowUp
+from bot.services.records import Database
+from bot.texts import evening_table as texts
+from bot.texts.phrases import say
+from handlers.callbacks import Arg, Code, RowId, Small
+from handlers.chats import in_group
+from handlers.filters import answer_refusal
+
+router = Router(name="evening_play")
+
+
+class Presence(CallbackData, prefix="vp"):
+    """The host taps a name on the ``/present`` list."""
+
+    evening_id: RowId
+    signup_id: RowId
+
+
+class NextGame(CallbackData, prefix="vn"):
+    """The suggested game: post it, or suggest other tables."""
+
+    action: Code  # post, again
+    round: Small
+    seed: Arg
+
+
+def _list_text(att: Attendance) -> str:
+    return texts.attendance_text(
+        att.club.title, att.evening.place, att.present, len(att.people),
+        running=att.evening.status == "running",
+    )
+
+
+def _list_markup(att: Attendance) -> InlineKeyboardMarkup:
+    buttons = [
+        InlineKeyboardButton(
+            text=texts.presence_button(a.name, a.presence),
+            callback_data=Presence(evening_id=att.evening.id, signup_id=a.id).pack(),
+        )
+        for a in att.people
+    ]
+    rows = [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
+    return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+def _next_markup(suggestion: Suggestion) -> InlineKeyboardMarkup:
+    def button(text: str, action: str) -> InlineKeyboardButton:
+        data = NextGame(action=action, round=suggestion.game.round, seed=suggestion.seed)
+        return InlineKeyboardButton(text=text, callback_data=data.pack())
+
+    row = [button(texts.post_button(), "post"), button(texts.again_button(), "again")]
+    return InlineKeyboardMarkup(inline_keyboard=[row])
+
+
+@router.message(Command("present"), in_group)
+async def present(message: Message, command: CommandObject, db: Database) -> None:
+    assert message.from_user is not None
+    chat, user = message.chat.id, message.from_user.id
+    if command.args:
+        found = await service.add_latecomer(db, chat, user, command.args)
+    else:
+        found = await service.attendance(db, chat, user)
+    if isinstance(found, Refusal):
+        await message.answer(say(found))
+        return
+    await message.answer(_list_text(found), reply_markup=_list_markup(found))
+
+
+@router.callback_query(Presence.filter())
+async def presence_tapped(callback: CallbackQuery, callback_data: Presence, db: Database) -> None:
+    if callback.message is None:
+        await callback.answer()
+        return
+    found = await service.toggle(
+        db, callback.message.chat.id, callback.from_user.id,
+        callback_data.evening_id, callback_data.signup_id,
+    )
+    if isinstance(found, Refusal):
+        await answer_refusal(callback, found)
+        return
+    await callback.answer()
+    if isinstance(callback.message, Message):
+        await callback.message.edit_text(
+            _list_text(found), reply_markup=_list_markup(found)
+        )
+
+
+@router.message(Command("start_evening"), in_group)
+async def start_evening(
+    message: Message, bot: Bot, db: Database, publisher: Publisher
+) -> None:
+    assert message.from_user is not None
+    started = await service.start(db, publisher, message.chat.id, message.from_user.id)
+    if isinstance(started, Refusal):
+        await message.answer(say(started))
+        return
+    text = texts.started_text(started.tournament.title, started.players)
+    await _answer_then_post(message, bot, publisher, text, started.follow_up)
+
+
+async def _answer_then_post(
+    message: Message, bot: Bot, publisher: Publisher, text: str, follow_up: FollowUp
+) -> None:
+    """The host's answer first, then the group's posts the use case queued."""
+    await message.answer(text)
+    await run_follow_up(bot, follow_up, publisher)
+
+
+@router.message(Command("next_game"), in_group)
+async def next_game(message: Message, db: Database) -> None:
+    assert message.from_user is not None
+    shown = await service.suggest_next(db, message.chat.id, message.from_user.id)
+    if isinstance(shown, Refusal):
+        await message.answer(say(shown))
+        return
+    await message.answer(texts.suggestion_text(shown.game), reply_markup=_next_markup(shown))
+
+
+@router.callback_query(NextGame.filter(F.action.in_({"post", "again"})))
+async def next_game_tapped(
+    callback: CallbackQuery, callback_data: NextGame, bot: Bot, db: Database,
+    publisher: Publisher,
+) -> None:
+    message = callback.message
+    if not isinstance(message, Message):
+        await callback.answer()
+        return
+    chat, user = message.chat.id, callback.from_user.id
+    if callback_data.action == "again":
+        shown = await service.suggest_next(db, chat, user)
+        if isinstance(shown, Refusal):
+            await answer_refusal(callback, shown)
+            return
+        await callback.answer()
+        markup = _next_markup(shown)
+        await message.edit_text(texts.suggestion_text(shown.game), reply_markup=markup)
+        return
+    taken = await service.accept_next(db, chat, user, callback_data.round, callback_data.seed)
+    if isinstance(taken, Refusal):
+        await answer_refusal(callback, taken)
+        return
+    await callback.answer()
+    await message.edit_text(texts.posted_text(taken.game))
+    if taken.follow_up is not None:
+        await run_follow_up(bot, taken.follow_up, publisher)
+
+
+@router.message(Command("close_evening"), in_group)
+async def close_evening(
+    message: Message, bot: Bot, db: Database, publisher: Publisher
+) -> None:
+    assert message.from_user is not None
+    closed = await service.close(db, publisher, message.chat.id, message.from_user.id)
+    if isinstance(closed, Refusal):
+        await message.answer(say(closed))
+        return
+    text = texts.closed_text(closed.games)
+    await _answer_then_post(message, bot, publisher, text, closed.follow_up)
+
+
+@router.message(Command("season"), in_group)
+async def season_table(message: Message, db: Database) -> None:
+    club = await service.club_here(db, message.chat.id)
+    if club is None:
+        await message.answer(say(NOT_A_CLUB))
+        return
+    await message.answer(texts.season_text(await season(db, club)))
