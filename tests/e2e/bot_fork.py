@@ -167,10 +167,14 @@ def _become_the_bot(job: dict[str, Any]) -> None:
 
 
 def _warm_up() -> None:
-    """What ``python -m bot`` imports before it runs: paid once per worker, not per bot."""
+    """What ``python -m bot`` imports before it runs, and the models of aiogram it builds
+    first (``bot.app.prepare_runtime``): paid once per worker, not per bot."""
     import bot
     import bot.__main__
     import bot.app
+    from bot.telegram.aiogram_models import pin_response_types
+
+    pin_response_types()
 
     # Only what it imports stays: runpy runs the file anew as __main__.
     del sys.modules["bot.__main__"]
