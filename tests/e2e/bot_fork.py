@@ -114,7 +114,7 @@ def _serve() -> dict[str, Any] | None:
     """Fork a bot per request line; returns the job in the bot, None when asked to stop."""
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     for line in requests:
-        job = json.loads(line)
+        job: dict[str, Any] = json.loads(line)
         read_end, write_end = os.pipe()
         middle = os.fork()
         if middle == 0:  # forks the bot and exits: the bot is orphaned, the worker adopts it
@@ -158,7 +158,6 @@ def _become_the_bot(job: dict[str, Any]) -> None:
                                   write_through=unbuffered, line_buffering=False)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "wb", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
     os.environ.clear()
     os.environ.update(env)
     time.tzset()
