@@ -19,6 +19,7 @@ from tests.e2e.conftest import (  # noqa: F401
     bot_factory,
     bot_token,
     fake_telegram,
+    fork_server,
     pytest_runtest_makereport,
 )
 

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import pytest
 
+from .bot_fork import Child, ForkServer
 from .fake_telegram import FakeTelegram
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,8 @@ class BotProcess:
     """One bot subprocess (restartable). Output (stdout+stderr) goes to `log_path`."""
 
     def __init__(self, *, env: Mapping[str, str | None], log_path: Path,
-                 fake: FakeTelegram | None = None, cwd: Path = REPO_ROOT) -> None:
+                 fake: FakeTelegram | None = None, cwd: Path = REPO_ROOT,
+                 fork: ForkServer | None = None) -> None:
         base = {k: v for k, v in os.environ.items() if k not in BOT_ENV_VARS}
         base.update(PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
         for key, value in env.items():
@@ -73,12 +75,15 @@ class BotProcess:
         self.log_path = log_path
         self.fake = fake
         self.cwd = cwd
+        # Forked from an interpreter that has imported the bot (tests/e2e/bot_fork.py)
+        # when it can be; otherwise `python -m bot` itself.
+        self.fork = fork
         self.returncode: int | None = None
         # Max VmHWM sampled from /proc/PID/status while the bot runs. Not wait4's ru_maxrss:
         # for a child started by fork+exec it also counts the pages of pytest, the forker.
         self.peak_memory_kb: int | None = None
         self.starts = 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: subprocess.Popen[bytes] | Child | None = None
         self._sampler: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ state
@@ -142,8 +147,11 @@ class BotProcess:
             if self.starts > 1:
                 log.write(f"\n===== restart #{self.starts - 1} =====\n".encode())
                 log.flush()
+            forked = None
+            if self.fork is not None and self.fork.can_fork(self.env, self.cwd):
+                forked = self.fork.spawn(self.env, self.cwd, self.log_path)
             # Popen only forks/execs here; waiting is done asynchronously below.
-            self._proc = subprocess.Popen(  # noqa: ASYNC220
+            self._proc = forked or subprocess.Popen(  # noqa: ASYNC220
                 [sys.executable, "-m", "bot"], cwd=self.cwd, env=self.env,
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 preexec_fn=_die_with_parent,
