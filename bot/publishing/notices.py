@@ -20,11 +20,14 @@ from aiogram.types import InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.db.connection import Database
-from bot.db.games import ApprovalRow, GameRecord
+from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
 from bot.services.games import GameNews, Sent, approval_asked
 from bot.services.notices import FollowUp, Notice
+from bot.services.phrases import ResultLines
 from bot.texts.phrases import say, spoken
+from bot.texts.result_line import result_lines
+from scoring import GameBreakdown
 
 
 class Publisher(Protocol):
@@ -96,7 +99,8 @@ class GameViews(Protocol):
 @dataclass(frozen=True, slots=True)
 class GameTeller:
     """``bot.services.games.Teller``: the game use cases' news, worded by ``views``,
-    sent through ``bot``, the group's through ``publisher``."""
+    sent through ``bot``, the group's through ``publisher``; a Save's result lines for
+    the group are worded here too."""
 
     bot: Bot
     publisher: Publisher
@@ -110,6 +114,14 @@ class GameTeller:
 
     async def tell(self, notice: Notice) -> None:
         await send(self.bot, notice)
+
+    def result_lines(
+        self, language: str, draft: GameDraft, breakdown: GameBreakdown
+    ) -> ResultLines:
+        """``bot.services.game_save.GroupLines``: a Save's result lines for the group, in
+        the tournament's ``language`` (D17), the card's and the live page's alike."""
+        with spoken(language):
+            return result_lines(draft.round, draft.table_no, draft.result, breakdown)
 
     async def saved(self, news: GameNews) -> None:
         """A saved game's news, once its judge has his answer: the group's outbox, the

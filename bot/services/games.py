@@ -141,6 +141,22 @@ async def save_game(
     refused = protocol_refusal(draft)
     if refused is not None:
         return refused
+    return await store_game(
+        rt, tournament_id=tournament_id, draft=draft, correcting=correcting, actor=actor,
+        lines=lines,
+    )
+
+
+async def store_game(
+    rt: Runtime,
+    *,
+    tournament_id: int,
+    draft: GameDraft,
+    correcting: int | None,
+    actor: int,
+    lines: ResultLines,
+) -> Saved | Refusal:
+    """``save_game`` of a draft the protocol accepted already (``protocol_refusal``)."""
     ended_at = utcnow()
     try:
         async with rt.db.transaction() as conn:
@@ -197,7 +213,8 @@ def protocol_commands(draft: GameDraft) -> list[dict[str, object]]:
 def protocol_refusal(draft: GameDraft) -> Refusal | None:
     """Whether the game's protocol accepts ``draft`` (the card's path and any other):
     a draft it refuses is not stored, and the judge learns the rule it breaks."""
-    replayed = protocol.replay(protocol_commands(draft))
+    commands = protocol_commands(draft)
+    replayed = protocol.replay(commands)
     if not isinstance(replayed, protocol.Refusal):
         return None
     reason = Phrase(replayed.text, replayed.params)
@@ -240,12 +257,10 @@ async def _plan_change_notices(db: Database, game: GameRecord, actor: int) -> tu
         *lines,
         Phrase(N_("If a player left the tournament, re-plan the remaining rounds with /seating.")),
     ), "\n")
-    notices: list[Notice] = []
+    told = [chief.user_id for chief in chiefs if chief.user_id != actor]
     async with db.read() as conn:
-        for chief in chiefs:
-            if chief.user_id != actor:
-                notices += await notice_to(conn, chief.user_id, said)
-    return tuple(notices)
+        profiles = await users.get_users(conn, told)
+    return tuple(Notice(uid, said, locale_for(profiles.get(uid))) for uid in told)
 
 
 async def _save_correction(
@@ -418,11 +433,10 @@ async def _approvals_to_ask(
         t = await tournaments.get_tournament(conn, game.tournament_id)
         chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
         profiles = await users.get_users(conn, [c.user_id for c in chiefs] + [game.judge_id])
-        unreached = await notice_to(conn, game.judge_id, Phrase(N_(
-            "I could not reach the chief judge for the approval. He can decide it in "
-            "/games."
-        )))
     judge = profiles.get(game.judge_id)
+    unreached = (Notice(game.judge_id, Phrase(N_(
+        "I could not reach the chief judge for the approval. He can decide it in /games."
+    )), locale_for(judge)),)
     judge_name = judge.first_name if judge else str(game.judge_id)
     asked = tuple(
         (chief.user_id, locale_for(profiles.get(chief.user_id))) for chief in chiefs
@@ -566,4 +580,5 @@ __all__ = [
     "decide_approval",
     "decide_table_player",
     "save_game",
+    "store_game",
 ]

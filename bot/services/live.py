@@ -6,8 +6,8 @@ A live draft is opened for a judge's card once its round, table and seats are fi
 whichever of the two saves it). Events are appended in one ``BEGIN IMMEDIATE``
 transaction: the stored ones replayed through the protocol, the new ones applied in
 order, each once by the page's own id, up to the first refusal. Save goes through the
-card's use case (``bot.services.games.save_game``) with a ``GameDraft`` made of the
-protocol's facts.
+card's use case (``bot.services.game_save.save``) with a ``GameDraft`` made of the
+protocol's facts (``game_draft``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from bot.db.players import PlayerRow
 from bot.db.scoring_bridge import game_from_draft
 from bot.db.tournaments import CHIEF, JUDGE, TournamentRow
 from bot.services import N_, Refusal
-from bot.services.games import ResultLines, Runtime, save_game
-from bot.services.games import Saved as GameSaved
 from bot.services.phrases import Command
 from scoring import GameBreakdown, Problem, Tournament, game_breakdown, validate_game
 from scoring import protocol as rules
@@ -406,29 +404,6 @@ def review(s: Snapshot, tournament: Tournament) -> Review:
     return Review(draft, game_breakdown(game, ci=ci), ())
 
 
-def closed(s: Snapshot) -> Refusal | None:
-    """Why the draft takes no Save: its tournament is finished."""
-    return FINISHED if s.tournament.status == "finished" else None
-
-
-async def save(
-    rt: Runtime, s: Snapshot, draft: GameDraft, *, actor: int, lines: ResultLines
-) -> GameSaved | Refusal:
-    """The card's Save (idempotent by the card's draft_id); then the draft takes no more
-    events. Hold ``entering(s.draft)`` from reading ``s`` on."""
-    refused = closed(s)
-    if refused is not None:
-        return refused
-    saved = await save_game(
-        rt, tournament_id=s.draft.tournament_id, draft=draft, correcting=None, actor=actor,
-        lines=lines,
-    )
-    if isinstance(saved, GameSaved):
-        async with rt.db.transaction() as conn:
-            await live.mark_saved(conn, s.draft.id, saved.record.id)
-    return saved
-
-
 async def events_of_games(db: Database, game_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
     """The commands of games saved from live drafts, by game id (the export)."""
     async with db.read() as conn:
@@ -453,7 +428,6 @@ __all__ = [
     "Unknown",
     "app_url",
     "append_events",
-    "closed",
     "entering",
     "events_of_games",
     "game_draft",
@@ -462,7 +436,6 @@ __all__ = [
     "open_for_card",
     "public",
     "review",
-    "save",
     "saved_live",
     "snapshot",
     "too_many",

@@ -10,10 +10,10 @@ from bot.publishing.notices import GameTeller
 from bot.reads import card_reads
 from bot.services import Refusal
 from bot.services import live as use_cases
+from bot.services.game_save import Saved, SaveRequest, Unready, save
 from bot.texts.i18n import use_language
 from bot.texts.phrases import say
 from bot.texts.rating_format import seat_parts, short_points
-from bot.texts.result_line import result_lines
 from bot.texts.rule_issues import Issue
 from bot.texts.vocabulary import ROLE_NAMES
 from bot.web.runtime import LiveRuntime, refused, saved
@@ -58,24 +58,24 @@ async def _save(rt: LiveRuntime, who: Caller) -> web.Response:
     s = await use_cases.snapshot(rt.db, who.draft)
     if s.game is not None:  # sent again (its answer lost), or saved on the card
         return web.json_response(saved(s.game))
-    closed = use_cases.closed(s)
-    if closed is not None:
-        return refused(rt, who.locale, closed)
-    reviewed = await _review(rt, s)
-    if reviewed.draft is None or reviewed.breakdown is None:
-        with use_language(rt.i18n, who.locale):
-            first = reviewed.problems[0]
-            text = _problem_text(first)
-        rule = first.rule
-        return web.json_response({"error": text, "rule": rule}, status=422)
-    draft, breakdown = reviewed.draft, reviewed.breakdown
-
-    # The group reads the tournament's language; the use case picks the line (D17).
-    with use_language(rt.i18n, s.tournament.language):
-        lines = result_lines(draft.round, draft.table_no, draft.result, breakdown)
+    draft = use_cases.game_draft(s)
+    if isinstance(draft, use_cases.NotReady):
+        return _unready(rt, who, draft)
+    request = SaveRequest(s.draft.tournament_id, draft, who.user_id, live=s.draft)
+    tell = GameTeller(rt.bot, rt.publisher, rt.views)
     with use_language(rt.i18n, who.locale):
-        done = await use_cases.save(rt, s, draft, actor=who.user_id, lines=lines)
+        done = await save(rt, request, lines=tell.result_lines)
+        if isinstance(done, Unready) and done.problems:
+            return _unready(rt, who, done.problems[0])
         if isinstance(done, Refusal):
             return refused(rt, who.locale, done)
-        await GameTeller(rt.bot, rt.publisher, rt.views).saved(done.news)
+        assert isinstance(done, Saved)  # SavedLive is the card's alone
+        await tell.saved(done.news)
     return web.json_response({"game_id": done.record.id, "code": done.record.code})
+
+
+def _unready(rt: LiveRuntime, who: Caller, first: Problem | use_cases.NotReady) -> web.Response:
+    """What keeps the game from being saved: the first problem, and its rule."""
+    with use_language(rt.i18n, who.locale):
+        text = _problem_text(first)
+    return web.json_response({"error": text, "rule": first.rule}, status=422)

@@ -122,10 +122,11 @@ def points_given_lines(d: Draft) -> list[str]:
                 )
             )
     if d.extras:
+        approved = approved_seats(d)
         parts = []
         for seat, value in sorted(d.extras.items(), key=lambda kv: int(kv[0])):
             part = _("seat {seat} — {value}").format(seat=seat, value=hundredths(value))
-            if needs_approval(value) and int(seat) not in approved_seats(d):
+            if needs_approval(value) and int(seat) not in approved:
                 part += " " + _("(needs the chief judge's approval)")
             parts.append(part)
         lines.append(_("Judge's points: {list}").format(list="; ".join(parts)))
@@ -213,6 +214,17 @@ def render_text(card: Card, d: Draft, view: View) -> str:
     text = "\n\n".join("\n".join(b) for b in blocks if b)
     if len(text) > MAX_TEXT and spec.lists_seats:
         # The prompt names every seat again: the protocol's seat lines can go.
+        blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
+        text = "\n\n".join("\n".join(b) for b in blocks if b)
+    return text[:MAX_TEXT]
+
+
+def saved_text(d: Draft, view: View, head: str) -> str:
+    """The card of a saved game: ``head``, the protocol and every seat's points (the
+    judge's final card, the chief judge's game menu)."""
+    blocks = [[head], protocol(d, view), points_lines(d, view)]
+    text = "\n\n".join("\n".join(b) for b in blocks if b)
+    if len(text) > MAX_TEXT:
         blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
         text = "\n\n".join("\n".join(b) for b in blocks if b)
     return text[:MAX_TEXT]

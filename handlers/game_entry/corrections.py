@@ -34,10 +34,11 @@ from bot.texts.vocabulary import RESULT_NAMES
 from handlers.callbacks import GameMenu
 from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
+from handlers.game_entry.card import saved_text
 from handlers.game_entry.draft import draft_from_record
 from handlers.game_entry.flow import current_draft, retire_card, show
 from handlers.game_entry.notices import approval_markup, teller
-from handlers.game_entry.saved import saved_text, saved_view
+from handlers.game_entry.saved import saved_view
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.steps.best_move import void_request
 from scoring import N_

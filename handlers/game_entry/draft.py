@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from bot.services.game_save import SaveRequest
 from bot.services.records import GameDraft, GameRecord, InvalidDraft, SeatDraft, game_from_draft
 from scoring import SEAT_NUMBERS, SEATS, Game, Problem, Result, Role, validate_game
 from scoring.judging import best_move_allowed
@@ -282,6 +283,24 @@ def to_game_draft(d: Draft, *, result: Result | None = None) -> GameDraft:
         first_killed=d.first_killed,
         best_move=tuple(d.bm),
         best_move_hint=d.bm_hint,
+    )
+
+
+def save_request(d: Draft, *, actor: int, complete: bool, current: bool) -> SaveRequest:
+    """The card's Save for the use case: its game while ``complete`` (every step done),
+    ``current`` when tapped on the card's own keyboard."""
+    try:
+        draft = to_game_draft(d) if complete else None
+    except InvalidDraft:  # the steps are done, so this does not happen: not saved
+        draft = None
+    return SaveRequest(
+        tournament_id=d.tid,
+        draft=draft,
+        actor=actor,
+        correcting=d.game_id if d.mode == "correct" else None,
+        approved=frozenset(approved_seats(d)),
+        current=current,
+        draft_id=d.draft_id if d.mode == "new" and d.seats_done else "",
     )
 
 

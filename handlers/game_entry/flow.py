@@ -152,6 +152,20 @@ async def show(ctx: Ctx, d: Draft) -> None:
         ctx.background.spawn(put, name=f"card {d.card_chat}/{d.card_id}")
 
 
+async def reshow(ctx: Ctx, d: Draft, view: View, markup: Any) -> None:
+    """The card again with what ``view`` says now and its one-shot note, under ``markup``
+    (its buttons as shown, or fewer): its draft is unchanged, so nothing is stored."""
+    with ctx.i18n.use_locale(d.locale):
+        text = render_text(ctx.card, d, view)
+    d.note = None
+    try:
+        await ctx.bot.edit_message_text(
+            text=text, chat_id=d.card_chat, message_id=d.card_id, reply_markup=markup
+        )
+    except TelegramAPIError as exc:  # gone or unchanged: the judge taps again or /game
+        log.info("card %s/%s not shown again: %s", d.card_chat, d.card_id, exc)
+
+
 async def _put_card(ctx: Ctx, chat_id: int, message_id: int, text: str, markup: Any) -> None:
     try:
         await ctx.bot.edit_message_text(

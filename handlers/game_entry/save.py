@@ -1,7 +1,8 @@
-"""Save: the use case (``bot.services.games.save_game``) stores the game, its audit entry
-and the chat's result line in one transaction and returns it with its news; the judge's
-final card is shown, then the news go out (``bot.publishing.notices.GameTeller``): the
-chat and the standings, the chief judges' approvals (D7), a changed plan's notices.
+"""Save: the use case (``bot.services.game_save.save``) checks the tap, reviews the
+game and stores it with its audit entry and the chat's result line in one transaction;
+the handler renders what it returns: the judge's final card, then the news go out
+(``bot.publishing.notices.GameTeller``): the chat and the standings, the chief judges'
+approvals (D7), a changed plan's notices.
 
 A new game is stored idempotently by its ``draft_id``; its end time is the Save tap,
 which opens the 10-minute protest window (8.8.1, D11). A correction is audited with
@@ -20,36 +21,29 @@ import logging
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.fsm.context import FSMContext
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.services import Refusal
-from bot.services.games import Gone, ResultLines, save_game
-from bot.services.records import GameDraft, GameRecord, InvalidDraft
-from bot.texts.i18n import DEFAULT_LOCALE
+from bot.services.game_save import NotSaved, Reviewed, Saved, SavedLive, Unready, save
+from bot.services.games import Gone
+from bot.services.live import NotReady
+from bot.services.records import GameRecord
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
-from bot.texts.result_line import result_lines
+from bot.texts.rule_issues import Issue
 from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.draft import Draft, to_game_draft
-from handlers.game_entry.flow import (
-    STALE,
-    authorize,
-    current_draft,
-    is_stale,
-    load_view,
-    retire_card,
-    show,
-)
+from handlers.game_entry.card import saved_text
+from handlers.game_entry.draft import Draft, save_request
+from handlers.game_entry.flow import STALE, current_draft, is_stale, reshow, retire_card
 from handlers.game_entry.keyboards import new_game_markup
 from handlers.game_entry.notices import teller
-from handlers.game_entry.saved import saved_text
-from handlers.game_entry.saved_live import closed_by_live, saved_live_text
+from handlers.game_entry.saved_live import close_card, saved_live_text
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.view import View
+from scoring import Problem
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.save")
@@ -72,72 +66,75 @@ async def on_save(
 async def save_card(
     ctx: Ctx, callback: CallbackQuery, callback_data: Step, raw_state: str | None
 ) -> None:
-    """The judge's Save tap on his card: checked, stored, shown, then told to others."""
+    """The judge's Save tap on his card: the use case checks, reviews and stores the
+    game; the card shows what it returns, then the others are told."""
     d = await current_draft(ctx.state)
-    if d is not None and d.token == callback_data.t:
-        live_game = await closed_by_live(ctx, d)
-        if live_game is not None:
-            await callback.answer(saved_live_text(live_game), show_alert=True)
-            return
-    if d is None or is_stale(d, callback_data, callback) or raw_state != GameEntry.review.state:
+    if d is None or d.token != callback_data.t:
         await callback.answer(_(STALE))
         return
-    refusal = await authorize(ctx, d)
-    if refusal is not None:
-        await callback.answer(refusal, show_alert=True)
-        return
-    ready = await _ready(ctx, d, callback)
-    if ready is None:
-        return
-    view, draft, lines = ready
-    await callback.answer(_("Saving…"))
-    saved = await save_game(
-        ctx,
-        tournament_id=d.tid,
-        draft=draft,
-        correcting=d.game_id if d.mode == "correct" else None,
-        actor=ctx.user_id,
-        lines=lines,
-    )
-    if isinstance(saved, Gone):
+    current = not is_stale(d, callback_data, callback) and raw_state == GameEntry.review.state
+    request = save_request(d, actor=ctx.user_id, complete=ctx.card.complete(d), current=current)
+
+    async def saving() -> None:  # the tap is answered before the game is stored
+        await callback.answer(_("Saving…"))
+
+    tell = teller(ctx.bot, ctx.publisher)
+    done = await save(ctx, request, lines=tell.result_lines, saving=saving)
+    if isinstance(done, SavedLive):  # the live protocol saved it: the card closes
+        await close_card(ctx, d, done.game)
+        await callback.answer(saved_live_text(done.game), show_alert=True)
+    elif isinstance(done, Saved):
+        await final_card(ctx, d, done.record, done.reviewed)  # the judge hears first
+        await tell.saved(done.news)
         await ctx.state.clear()
-        await retire_card(ctx.bot, d.card_chat, d.card_id, say(saved))
-    elif isinstance(saved, Refusal):
-        d.set_note(saved.msgid, **params_of(saved))
-        await show(ctx, d)
+    elif isinstance(done, Gone):
+        await ctx.state.clear()
+        await retire_card(ctx.bot, d.card_chat, d.card_id, say(done))
+    elif isinstance(done, NotSaved) and done.reviewed is not None:  # the card says why
+        d.set_note(done.msgid, **params_of(done))
+        await reshow(ctx, d, _view(done.reviewed), _markup(callback))
+    elif isinstance(done, Unready) and done.reviewed is not None:
+        # What is left to fix is shown on the card, which loses its Save button.
+        await callback.answer(say(done), show_alert=True)
+        view = _view(done.reviewed, [_issue(p) for p in done.problems])
+        await reshow(ctx, d, view, _markup(callback, without=callback.data))
     else:
-        await final_card(ctx, d, view, saved.record)  # the judge hears first
-        await teller(ctx.bot, ctx.publisher).saved(saved.news)
-        await ctx.state.clear()
+        await callback.answer(say(done), show_alert=done.alert)
 
 
-async def _ready(
-    ctx: Ctx, d: Draft, callback: CallbackQuery
-) -> tuple[View, GameDraft, ResultLines] | None:
-    """The card's view (its points: the saved game's), the game to store and its line
-    for the group, or None when there is something to fix first (the judge is told)."""
-    view = await load_view(ctx, d)
-    if view.issues or view.breakdown is None or not ctx.card.complete(d):
-        await callback.answer(_("Fix the problems on the card first."), show_alert=True)
-        await show(ctx, d)
-        return None
-    try:
-        draft = to_game_draft(d)
-    except InvalidDraft as exc:  # the engine's checks passed, so this is structure
-        await callback.answer(str(exc)[:190], show_alert=True)
-        return None
-    tournament = await ctx.tournament(d.tid)
-    # The group reads the tournament's language; the use case picks the line (D17).
-    with ctx.i18n.use_locale(tournament.language if tournament else DEFAULT_LOCALE):
-        lines = result_lines(draft.round, draft.table_no, draft.result, view.breakdown)
-    return view, draft, lines
+def _view(reviewed: Reviewed, issues: list[Issue] | None = None) -> View:
+    """The card's view of what the review showed."""
+    return View(
+        title=reviewed.tournament.title,
+        players=dict(reviewed.players),
+        issues=issues or [],
+        breakdown=reviewed.breakdown,
+        ci_info=reviewed.ci,
+        original_code=reviewed.replaces,
+    )
 
 
-async def final_card(ctx: Ctx, d: Draft, view: View, record: GameRecord) -> None:
+def _issue(problem: Problem | NotReady) -> Issue:
+    if isinstance(problem, NotReady):
+        return Issue(problem.rule, problem.msgid, dict(problem.params))
+    return Issue.of(problem)
+
+
+def _markup(callback: CallbackQuery, *, without: str | None = None) -> InlineKeyboardMarkup | None:
+    """The card's buttons as shown (but the one of ``without``'s data)."""
+    message = callback.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    if markup is None or without is None:
+        return markup
+    rows = [row for row in markup.inline_keyboard if all(b.callback_data != without for b in row)]
+    return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+async def final_card(ctx: Ctx, d: Draft, record: GameRecord, reviewed: Reviewed) -> None:
     """The judge's card becomes the saved game's: the points its review showed (the
     game stored is the card's) and what comes next."""
+    view = _view(reviewed)
     view.original_code = record.code
-    tournament = await ctx.tournament(record.tournament_id)
     with ctx.i18n.use_locale(d.locale):
         if d.mode == "correct":
             head = "✅ <b>" + _("Correction saved") + "</b>: " + _("game {code}").format(
@@ -146,7 +143,7 @@ async def final_card(ctx: Ctx, d: Draft, view: View, record: GameRecord) -> None
         else:
             head = "✅ <b>" + _("Saved") + "</b>: " + _("game {code}").format(code=record.code)
             head += "\n" + _("Protests until {time} (8.8.1).").format(
-                time=clock(record.protest_deadline, tournament.timezone if tournament else None)
+                time=clock(record.protest_deadline, reviewed.tournament.timezone)
             )
         if view.breakdown is not None and view.breakdown.pending:
             head += "\n⏳ " + _(

@@ -1,5 +1,5 @@
-"""The card of a saved game with every seat's points (the judge's final card, the chief
-judge's game menu) and its line in the tournament chat."""
+"""A saved game as the card shows it (the chief judge's game menu): its draft and a view
+with every seat's points; the text is ``card.saved_text``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from fractions import Fraction
 from bot.reads import card_reads
 from bot.reads.standings import StandingsService
 from bot.services.records import Database, GameRecord, game_from_record
-from handlers.game_entry.card import MAX_TEXT, points_lines, protocol
 from handlers.game_entry.draft import Draft, draft_from_record
 from handlers.game_entry.view import View
 from scoring import InvalidGameError, game_breakdown
@@ -36,12 +35,3 @@ async def saved_view(
     except InvalidGameError:
         view.breakdown = None
     return d, view
-
-
-def saved_text(d: Draft, view: View, head: str) -> str:
-    blocks = [[head], protocol(d, view), points_lines(d, view)]
-    text = "\n\n".join("\n".join(b) for b in blocks if b)
-    if len(text) > MAX_TEXT:
-        blocks[1] = [line for line in blocks[1] if not line[:1].isdigit()]
-        text = "\n\n".join("\n".join(b) for b in blocks if b)
-    return text[:MAX_TEXT]

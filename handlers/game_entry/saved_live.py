@@ -30,17 +30,23 @@ def saved_live_text(game: GameRecord) -> str:
 
 
 async def closed_by_live(ctx: Ctx, d: Draft) -> GameRecord | None:
-    """The game, when the live protocol saved the card's game: the card's draft is then
-    dropped, its message and the player's best-move request say so without buttons.
-    None: the card goes on (a live draft exists only once the seats are filled)."""
+    """The game, when the live protocol saved the card's game: the card is then closed
+    (``close_card``). None: the card goes on (a live draft exists only once the seats
+    are filled)."""
     if d.mode != "new" or not d.seats_done:
         return None
     game = await live.saved_live(ctx.db, d.draft_id)
     if game is None:
         return None
+    await close_card(ctx, d, game)
+    return game
+
+
+async def close_card(ctx: Ctx, d: Draft, game: GameRecord) -> None:
+    """The card's draft is dropped, its message and the player's best-move request say
+    where the game went, without buttons."""
     await ctx.state.clear()
     with ctx.i18n.use_locale(d.locale):
         text = "📱 " + saved_live_text(game)
     await retire_card(ctx.bot, d.card_chat, d.card_id, text)
     await void_request(ctx.bot, ctx.i18n, d, PLAYER_TOLD)
-    return game

@@ -26,6 +26,7 @@ from bot.db import Database, staff, tournaments
 from bot.db.games import get_game_by_draft, list_games
 from bot.db.games import save_game as store_game
 from bot.db.timeutil import utcnow
+from bot.services import game_save
 from bot.services import live as live_service
 from tests.e2e.scenario import domain_dump
 from tests.handlers.test_game_entry_support import CHIEF, JUDGE, JUDGE2, OUTSIDER, World
@@ -407,7 +408,7 @@ async def test_events_racing_a_save_wait_for_it_and_are_refused(
     probe = ProbeLock()
     monkeypatch.setattr(live_service, "LOCKS", SimpleNamespace(of=lambda draft_id: probe),
                         raising=False)
-    real = live_service.save_game
+    real = game_save.store_game
     late: list[asyncio.Task[Any]] = []
 
     async def racing(*args: Any, **kwargs: Any) -> Any:
@@ -421,7 +422,7 @@ async def test_events_racing_a_save_wait_for_it_and_are_refused(
         waiting.cancel()
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(live_service, "save_game", racing)
+    monkeypatch.setattr(game_save, "store_game", racing)
     saved = await client.post(f"/api/live/{token}/save", headers=headers(BOT_TOKEN, JUDGE))
     assert saved.status == 200
     [task] = late
