@@ -265,6 +265,22 @@ async def enter_game(card: Card, game: GameSpec, *, ready: asyncio.Event | None 
         await ready.wait()
     await card.type("\n".join(game.seats), f"10. {game.seats[9]}")
     await card.tap("Next ▶", "Step 3/11: Roles")
+    await play_seated(card, game, player=player, best_move_by_player=best_move_by_player)
+
+
+async def enter_planned_game(card: Card, game: GameSpec) -> None:
+    """A new game whose ten seats come from the posted seating (the card's 📋 button),
+    up to the review (Save not tapped); ``game.seats`` is not used."""
+    await card.open()
+    await card.tap(f"📋 Round {game.round}, table {game.table}", "Step 2/11: Seating")
+    assert card.words("✅ Seating as planned") in card.labels, card.text
+    await card.tap("✅ Seating as planned", "Step 3/11: Roles")
+    await play_seated(card, game)
+
+
+async def play_seated(card: Card, game: GameSpec, *, player: Person | None = None,
+                      best_move_by_player: Sequence[int] = ()) -> None:
+    """From the roles (step 3) to the review (step 11) of a seated card."""
     for seat in (game.sheriff, game.don, *game.mafia):
         await card.tap(str(seat))
     await card.tap("Next ▶", "Step 4/11: Day 1")
