@@ -83,6 +83,11 @@ def _private(who: Who, about: str, text: str = "") -> Access:
     return Access(who, PRIVATE, wrong, about, PRIVATE)
 
 
+def _evening(who: Who, about: str) -> Access:
+    """A command of a club's evening: in the club's group, listed in its menu."""
+    return Access(who, GROUP, CLUB_GROUP, about=about, menus=GROUP)
+
+
 COMMANDS: Mapping[str, Access] = {
     "start": Access("anyone", BOTH, about=N_("Start"), menus=PRIVATE),
     "help": Access("anyone", BOTH, about=N_("Help"), menus=BOTH),
@@ -264,16 +269,13 @@ COMMANDS: Mapping[str, Access] = {
     ),
     # Playing an evening (docs/club.md#the-evening): its owner and hosts, checked against
     # the club's staff by the use cases (bot.services.evening_play); /season is anyone's.
-    **{
-        command: Access(who, GROUP, CLUB_GROUP, about=about, menus=GROUP)
-        for command, who, about in (
-            ("present", "club_host", N_("Evening: who came; /present NICK adds a latecomer (host)")),
-            ("start_evening", "club_host", N_("Start the club evening (host)")),
-            ("next_game", "club_host", N_("Evening: seat the next game (host)")),
-            ("close_evening", "club_host", N_("Close the evening: its table (host)")),
-            ("season", "anyone", N_("The club's season table")),
-        )
-    },
+    "present": _evening(
+        "club_host", N_("Evening: who came; /present NICK adds a latecomer (host)")
+    ),
+    "start_evening": _evening("club_host", N_("Start the club evening (host)")),
+    "next_game": _evening("club_host", N_("Evening: seat the next game (host)")),
+    "close_evening": _evening("club_host", N_("Close the evening: its table (host)")),
+    "season": _evening("anyone", N_("The club's season table")),
 }
 
 
