@@ -68,7 +68,7 @@ HANDLERS = str(ROOT / "handlers")
 # Where a handler's filters and middlewares look roles up (reads, before any handler).
 LOOKUPS = tuple(
     str(ROOT / "handlers" / name)
-    for name in ("filters.py", "access.py", "errors.py")
+    for name in ("filters.py", "club_filters.py", "access.py", "errors.py")
 )
 
 JUDGE2 = 5003
@@ -295,8 +295,8 @@ def allowed(who: access.Who, persona: Persona, *, unbound: bool = False) -> bool
 
 
 def legit_user(who: access.Who) -> int:
-    # Group A is no club: a club row's handler runs for anyone and refuses him there
-    # (the club's own roles are walked in tests/handlers/test_club_access.py).
+    # Group A is no club: a club row's filter refuses anyone there (the club's own
+    # roles are walked in tests/handlers/test_club_access.py).
     club = {"club_owner": CHIEF, "club_host": CHIEF}
     return {"chief": CHIEF, "staff": JUDGE, "anyone": PLAYER, **club}[who]
 

@@ -41,7 +41,7 @@ async def test_who_may(harness: BotHarness, db: Database) -> None:
     stranger = harness.user(STRANGER, "Stranger", language_code="en")
     await harness.say(stranger, "/present", chat_id=GROUP)
     assert harness.session.last_text(GROUP) == (
-        "This group is not a club. Its owner makes it one with /club TITLE in the group."
+        "There is no club in this group. Its organiser creates one with /club TITLE."
     )
     await club_with_evening(db, chat_id=GROUP, owner=OWNER, signed=NAMES[:3])
     await harness.say(stranger, "/start_evening", chat_id=GROUP)
