@@ -5,7 +5,8 @@ host's ``/present`` list (a tap marks a name), ``/present NICK`` for a latecomer
 
 The club's owner and hosts are let through by ``handlers.club_filters.ClubHost`` before
 any use case runs (a command's group, a button's message's group); anyone else is
-answered by the filter.
+answered by the filter. A start and a close redraw the evening's announcement in the
+group (``bot.publishing.club_posts``): under way, then over, without its buttons.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.publishing import Publisher
+from bot.publishing.club_posts import ClubPoster
 from bot.publishing.notices import run_follow_up
 from bot.reads.season import season
 from bot.services import Refusal
@@ -116,6 +118,7 @@ async def start_evening(
     bot: Bot,
     db: Database,
     publisher: Publisher,
+    club_posts: ClubPoster,
 ) -> None:
     assert message.from_user is not None
     started = await service.start(db, publisher, club, message.from_user.id)
@@ -124,6 +127,7 @@ async def start_evening(
         return
     text = texts.started_text(started.tournament.title, started.players)
     await _answer_then_post(message, bot, publisher, text, started.follow_up)
+    await club_posts.changed(bot, started.evening.id)
 
 
 async def _answer_then_post(
@@ -184,6 +188,7 @@ async def close_evening(
     bot: Bot,
     db: Database,
     publisher: Publisher,
+    club_posts: ClubPoster,
 ) -> None:
     assert message.from_user is not None
     closed = await service.close(db, publisher, club, message.from_user.id)
@@ -192,6 +197,7 @@ async def close_evening(
         return
     text = texts.closed_text(closed.games)
     await _answer_then_post(message, bot, publisher, text, closed.follow_up)
+    await club_posts.changed(bot, closed.evening.id)
 
 
 @router.message(Command("season"), in_group)
