@@ -24,7 +24,6 @@ from bot.services import Refusal
 from bot.services import evening_play as service
 from bot.services.clubs import NO_CLUB_HERE, ClubRow, club_and_role
 from bot.services.evening_play import Attendance, Suggestion
-from bot.services.notices import FollowUp
 from bot.services.records import Database
 from bot.texts import evening_table as texts
 from bot.texts.phrases import say
@@ -111,33 +110,6 @@ async def presence_tapped(
         )
 
 
-@router.message(Command("start_evening"), in_group, ClubHost)
-async def start_evening(
-    message: Message,
-    club: ClubRow,
-    bot: Bot,
-    db: Database,
-    publisher: Publisher,
-    club_posts: ClubPoster,
-) -> None:
-    assert message.from_user is not None
-    started = await service.start(db, publisher, club, message.from_user.id)
-    if isinstance(started, Refusal):
-        await message.answer(say(started))
-        return
-    text = texts.started_text(started.tournament.title, started.players)
-    await _answer_then_post(message, bot, publisher, text, started.follow_up)
-    await club_posts.changed(bot, started.evening.id)
-
-
-async def _answer_then_post(
-    message: Message, bot: Bot, publisher: Publisher, text: str, follow_up: FollowUp
-) -> None:
-    """The host's answer first, then the group's posts the use case queued."""
-    await message.answer(text)
-    await run_follow_up(bot, follow_up, publisher)
-
-
 @router.message(Command("next_game"), in_group, ClubHost)
 async def next_game(message: Message, club: ClubRow, db: Database) -> None:
     shown = await service.suggest_next(db, club)
@@ -181,23 +153,34 @@ async def next_game_tapped(
         await run_follow_up(bot, taken.follow_up, publisher)
 
 
-@router.message(Command("close_evening"), in_group, ClubHost)
-async def close_evening(
+@router.message(Command("start_evening", "close_evening"), in_group, ClubHost)
+async def start_or_close(
     message: Message,
+    command: CommandObject,
     club: ClubRow,
     bot: Bot,
     db: Database,
     publisher: Publisher,
     club_posts: ClubPoster,
 ) -> None:
+    """The host's answer first, then the group's posts the use case queued, then the
+    announcement redrawn (under way, over)."""
     assert message.from_user is not None
-    closed = await service.close(db, publisher, club, message.from_user.id)
-    if isinstance(closed, Refusal):
-        await message.answer(say(closed))
+    done: service.Started | service.Closed | Refusal
+    if command.command.lower() == "start_evening":
+        done = await service.start(db, publisher, club, message.from_user.id)
+    else:
+        done = await service.close(db, publisher, club, message.from_user.id)
+    if isinstance(done, Refusal):
+        await message.answer(say(done))
         return
-    text = texts.closed_text(closed.games)
-    await _answer_then_post(message, bot, publisher, text, closed.follow_up)
-    await club_posts.changed(bot, closed.evening.id)
+    await message.answer(
+        texts.started_text(done.tournament.title, done.players)
+        if isinstance(done, service.Started)
+        else texts.closed_text(done.games)
+    )
+    await run_follow_up(bot, done.follow_up, publisher)
+    await club_posts.changed(bot, done.evening.id)
 
 
 @router.message(Command("season"), in_group)
