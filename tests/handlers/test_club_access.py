@@ -13,8 +13,7 @@ back. A club row without a sample here fails the walk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 
 import pytest
 from aiogram.filters.callback_data import CallbackData
@@ -26,7 +25,13 @@ from bot.services import Refusal
 from bot.services.clubs import NO_CLUB_HERE, ONLY_HOSTS, ONLY_OWNER
 from handlers import access
 from handlers.evening_play import NextGame, Presence
-from tests.handlers.test_access_matrix import db_digest, foreign_requests, handler_codes, watching
+from tests.handlers.test_access_matrix import (
+    Persona,
+    db_digest,
+    handler_codes,
+    left_alone,
+    watching,
+)
 from tests.support import BotHarness
 from tests.support.club_rows import ClubSetup, club_with_evening
 
@@ -68,13 +73,6 @@ def club_rows(table: dict[str, access.Access]) -> set[str]:
     return {name for name, row in table.items() if row.who in CLUB_WHO}
 
 
-@dataclass(frozen=True)
-class Persona:
-    name: str
-    user: int
-    role: str  # what he is to club A
-
-
 OWNER_A = Persona("owner", OWNER, "owner")
 HOST_A = Persona("host", HOST, "host")
 OTHERS = (
@@ -103,10 +101,6 @@ async def two_clubs(db: Database) -> ClubSetup:
     return a
 
 
-def who_may_answer(text: str | None) -> bool:
-    return text in WHO_MAY_TEXTS
-
-
 def test_every_club_row_has_a_sample() -> None:
     assert set(COMMANDS) == club_rows(dict(access.COMMANDS)), "club commands without a sample"
     assert set(BUTTONS) == club_rows(dict(access.CALLBACKS)), "club buttons without a sample"
@@ -116,38 +110,54 @@ def _user(harness: BotHarness, persona: Persona) -> User:
     return harness.user(persona.user, persona.name.title(), language_code="en")
 
 
+async def walk(
+    harness: BotHarness,
+    db: Database,
+    where: str,
+    who: access.Who,
+    send: Callable[[User], Awaitable[object]],
+    answer: Callable[[], str | None],
+    own_chat: int | None,
+) -> list[str]:
+    """``send`` from each forger, then from whom the table allows; what went wrong.
+    ``answer``: the latest answer (a text in the group, a button's toast); ``own_chat``:
+    the only chat that may be sent to (None: none, a tap is answered to the tapper)."""
+    refusal: Refusal = REFUSALS[who]
+    codes = handler_codes()
+    failures: list[str] = []
+    for persona in forgers(who):
+        before, start = db_digest(db.path), len(harness.session.calls)
+        with watching(codes) as reached:
+            await send(_user(harness, persona))
+        by = f"{where} by {persona.name}"
+        if answer() != refusal.msgid:
+            failures.append(f"{by}: answered {answer()!r}")
+        failures += left_alone(harness, db, by, before, start, own_chat, reached)
+    persona = allowed(who)
+    with watching(codes) as reached:
+        await send(_user(harness, persona))
+    if not reached.handlers or "answered_by_a_filter" in reached.handlers:
+        failures.append(f"{where} by {persona.name}: no handler ran ({reached.handlers})")
+    if answer() in WHO_MAY_TEXTS:
+        failures.append(f"{where} by {persona.name}: refused")
+    return failures
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 async def test_a_club_command_only_for_whom_the_table_allows(
     harness: BotHarness, db: Database, command: str
 ) -> None:
-    row = access.COMMANDS[command]
-    refusal: Refusal = REFUSALS[row.who]
     await two_clubs(db)
-    codes = handler_codes()
     text = "/" + command + COMMANDS[command]
-    failures: list[str] = []
-    for persona in forgers(row.who):
-        before, start = db_digest(db.path), len(harness.session.calls)
-        with watching(codes) as reached:
-            await harness.say(_user(harness, persona), text, chat_id=CHAT)
-        where = f"/{command} by {persona.name}"
-        if harness.session.sent_texts(CHAT)[-1:] != [refusal.msgid]:
-            failures.append(f"{where}: answered {harness.session.sent_texts(CHAT)[-1:]}")
-        if db_digest(db.path) != before:
-            failures.append(f"{where}: the database changed")
-        if told := foreign_requests(harness, start, CHAT):
-            failures.append(f"{where}: {told}")
-        if reached.use_cases:
-            failures.append(f"{where}: reached {reached.use_cases}")
-    persona = allowed(row.who)
-    answered = len(harness.session.sent_texts(CHAT))
-    with watching(codes) as reached:
-        await harness.say(_user(harness, persona), text, chat_id=CHAT)
-    ran = [name for name in reached.handlers if name != "answered_by_a_filter"]
-    if not ran or "answered_by_a_filter" in reached.handlers:
-        failures.append(f"/{command} by {persona.name}: no handler ran ({reached.handlers})")
-    if any(who_may_answer(t) for t in harness.session.sent_texts(CHAT)[answered:]):
-        failures.append(f"/{command} by {persona.name}: refused")
+
+    async def send(user: User) -> None:
+        await harness.say(user, text, chat_id=CHAT)
+
+    def answer() -> str | None:
+        return next(iter(harness.session.sent_texts(CHAT)[-1:]), None)
+
+    row = access.COMMANDS[command]
+    failures = await walk(harness, db, f"/{command}", row.who, send, answer, CHAT)
     assert failures == [], "\n".join(failures)
 
 
@@ -155,36 +165,20 @@ async def test_a_club_command_only_for_whom_the_table_allows(
 async def test_a_club_button_only_for_whom_the_table_allows(
     harness: BotHarness, db: Database, prefix: str
 ) -> None:
-    row = access.CALLBACKS[prefix]
-    refusal: Refusal = REFUSALS[row.who]
     a = await two_clubs(db)
     # A real message in the group to tap under (the host's list).
     await harness.say(_user(harness, HOST_A), "/present", chat_id=CHAT)
     shown = harness.session.last_message(CHAT)
     assert shown is not None
     data = BUTTONS[prefix](a).pack()
-    codes = handler_codes()
-    failures: list[str] = []
-    for persona in forgers(row.who):
-        before, start = db_digest(db.path), len(harness.session.calls)
-        with watching(codes) as reached:
-            await harness.send(harness.updates.callback(_user(harness, persona), shown, data))
-        where = f"{prefix} by {persona.name}"
+
+    async def send(user: User) -> None:
+        await harness.send(harness.updates.callback(user, shown, data))
+
+    def answer() -> str | None:
         answers = harness.session.requests_of(AnswerCallbackQuery)
-        if not answers or answers[-1].text != refusal.msgid:
-            failures.append(f"{where}: answered {answers[-1:]}")
-        if db_digest(db.path) != before:
-            failures.append(f"{where}: the database changed")
-        if told := foreign_requests(harness, start, None):
-            failures.append(f"{where}: {told}")
-        if reached.use_cases:
-            failures.append(f"{where}: reached {reached.use_cases}")
-    persona = allowed(row.who)
-    with watching(codes) as reached:
-        await harness.send(harness.updates.callback(_user(harness, persona), shown, data))
-    ran = [name for name in reached.handlers if name != "answered_by_a_filter"]
-    if not ran or "answered_by_a_filter" in reached.handlers:
-        failures.append(f"{prefix} by {persona.name}: no handler ran ({reached.handlers})")
-    if who_may_answer(harness.session.requests_of(AnswerCallbackQuery)[-1].text):
-        failures.append(f"{prefix} by {persona.name}: refused")
+        return answers[-1].text if answers else None
+
+    row = access.CALLBACKS[prefix]
+    failures = await walk(harness, db, prefix, row.who, send, answer, None)
     assert failures == [], "\n".join(failures)

@@ -30,14 +30,6 @@ class ClubSetup:
     evening_id: int
     signups: dict[str, int] = field(default_factory=dict)  # name -> sign-up id
 
-    @property
-    def id(self) -> int:
-        return self.row.id
-
-    @property
-    def chat_id(self) -> int:
-        return self.row.chat_id
-
 
 async def club_with_evening(
     db: Database,
