@@ -83,8 +83,8 @@ def _private(who: Who, about: str, text: str = "") -> Access:
     return Access(who, PRIVATE, wrong, about, PRIVATE)
 
 
-def _evening(who: Who, about: str) -> Access:
-    """A command of a club's evening: in the club's group, listed in its menu."""
+def _club_play(who: Who, about: str) -> Access:
+    """A command of playing an evening: in the club's group, in its menu."""
     return Access(who, GROUP, CLUB_GROUP, about=about, menus=GROUP)
 
 
@@ -267,15 +267,15 @@ COMMANDS: Mapping[str, Access] = {
         SEND_IN_GROUP,
         about=N_("Cancel the evening (everyone signed up is told)"),
     ),
-    # Playing an evening (docs/club.md#the-evening): its owner and hosts, checked against
-    # the club's staff by the use cases (bot.services.evening_play); /season is anyone's.
-    "present": _evening(
+    # Playing an evening (docs/club.md#the-evening): its owner and hosts, let through by
+    # handlers.club_filters before any use case; /season is anyone's.
+    "present": _club_play(
         "club_host", N_("Evening: who came; /present NICK adds a latecomer (host)")
     ),
-    "start_evening": _evening("club_host", N_("Start the club evening (host)")),
-    "next_game": _evening("club_host", N_("Evening: seat the next game (host)")),
-    "close_evening": _evening("club_host", N_("Close the evening: its table (host)")),
-    "season": _evening("anyone", N_("The club's season table")),
+    "start_evening": _club_play("club_host", N_("Start the club evening (host)")),
+    "next_game": _club_play("club_host", N_("Evening: seat the next game (host)")),
+    "close_evening": _club_play("club_host", N_("Close the evening: its table (host)")),
+    "season": _club_play("anyone", N_("The club's season table")),
 }
 
 

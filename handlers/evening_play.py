@@ -3,8 +3,10 @@ host's ``/present`` list (a tap marks a name), ``/present NICK`` for a latecomer
 ``/start_evening``, ``/next_game`` (suggested, then posted or drawn again),
 ``/close_evening``; anyone's ``/season``.
 
-The club's owner and hosts are checked by the use cases against the club's staff, by
-the sender's id, on every update (``bot.services.evening_play``).
+The club's owner and hosts are let through by ``handlers.club_filters.ClubHost`` before
+any use case runs (a command's group, a button's message's group); anyone else is
+answered by the filter. A start and a close redraw the evening's announcement in the
+group (``bot.publishing.club_posts``): under way, then over, without its buttons.
 """
 
 from __future__ import annotations
@@ -15,17 +17,19 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.publishing import Publisher
+from bot.publishing.club_posts import ClubPoster
 from bot.publishing.notices import run_follow_up
 from bot.reads.season import season
 from bot.services import Refusal
 from bot.services import evening_play as service
-from bot.services.evening_play import NOT_A_CLUB, Attendance, Suggestion
-from bot.services.notices import FollowUp
+from bot.services.clubs import NO_CLUB_HERE, ClubRow, club_and_role
+from bot.services.evening_play import Attendance, Suggestion
 from bot.services.records import Database
 from bot.texts import evening_table as texts
 from bot.texts.phrases import say
 from handlers.callbacks import Arg, Code, RowId, Small
 from handlers.chats import in_group
+from handlers.club_filters import ClubHost
 from handlers.filters import answer_refusal
 
 router = Router(name="evening_play")
@@ -74,28 +78,27 @@ def _next_markup(suggestion: Suggestion) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(inline_keyboard=[row])
 
 
-@router.message(Command("present"), in_group)
-async def present(message: Message, command: CommandObject, db: Database) -> None:
+@router.message(Command("present"), in_group, ClubHost)
+async def present(
+    message: Message, command: CommandObject, club: ClubRow, db: Database
+) -> None:
     assert message.from_user is not None
-    chat, user = message.chat.id, message.from_user.id
     if command.args:
-        found = await service.add_latecomer(db, chat, user, command.args)
+        found = await service.add_latecomer(db, club, message.from_user.id, command.args)
     else:
-        found = await service.attendance(db, chat, user)
+        found = await service.attendance(db, club)
     if isinstance(found, Refusal):
         await message.answer(say(found))
         return
     await message.answer(_list_text(found), reply_markup=_list_markup(found))
 
 
-@router.callback_query(Presence.filter())
-async def presence_tapped(callback: CallbackQuery, callback_data: Presence, db: Database) -> None:
-    if callback.message is None:
-        await callback.answer()
-        return
+@router.callback_query(Presence.filter(), ClubHost)
+async def presence_tapped(
+    callback: CallbackQuery, callback_data: Presence, club: ClubRow, db: Database
+) -> None:
     found = await service.toggle(
-        db, callback.message.chat.id, callback.from_user.id,
-        callback_data.evening_id, callback_data.signup_id,
+        db, club, callback.from_user.id, callback_data.evening_id, callback_data.signup_id
     )
     if isinstance(found, Refusal):
         await answer_refusal(callback, found)
@@ -107,49 +110,30 @@ async def presence_tapped(callback: CallbackQuery, callback_data: Presence, db: 
         )
 
 
-@router.message(Command("start_evening"), in_group)
-async def start_evening(
-    message: Message, bot: Bot, db: Database, publisher: Publisher
-) -> None:
-    assert message.from_user is not None
-    started = await service.start(db, publisher, message.chat.id, message.from_user.id)
-    if isinstance(started, Refusal):
-        await message.answer(say(started))
-        return
-    text = texts.started_text(started.tournament.title, started.players)
-    await _answer_then_post(message, bot, publisher, text, started.follow_up)
-
-
-async def _answer_then_post(
-    message: Message, bot: Bot, publisher: Publisher, text: str, follow_up: FollowUp
-) -> None:
-    """The host's answer first, then the group's posts the use case queued."""
-    await message.answer(text)
-    await run_follow_up(bot, follow_up, publisher)
-
-
-@router.message(Command("next_game"), in_group)
-async def next_game(message: Message, db: Database) -> None:
-    assert message.from_user is not None
-    shown = await service.suggest_next(db, message.chat.id, message.from_user.id)
+@router.message(Command("next_game"), in_group, ClubHost)
+async def next_game(message: Message, club: ClubRow, db: Database) -> None:
+    shown = await service.suggest_next(db, club)
     if isinstance(shown, Refusal):
         await message.answer(say(shown))
         return
     await message.answer(texts.suggestion_text(shown.game), reply_markup=_next_markup(shown))
 
 
-@router.callback_query(NextGame.filter(F.action.in_({"post", "again"})))
+@router.callback_query(NextGame.filter(F.action.in_({"post", "again"})), ClubHost)
 async def next_game_tapped(
-    callback: CallbackQuery, callback_data: NextGame, bot: Bot, db: Database,
+    callback: CallbackQuery,
+    callback_data: NextGame,
+    club: ClubRow,
+    bot: Bot,
+    db: Database,
     publisher: Publisher,
 ) -> None:
     message = callback.message
     if not isinstance(message, Message):
         await callback.answer()
         return
-    chat, user = message.chat.id, callback.from_user.id
     if callback_data.action == "again":
-        shown = await service.suggest_next(db, chat, user)
+        shown = await service.suggest_next(db, club)
         if isinstance(shown, Refusal):
             await answer_refusal(callback, shown)
             return
@@ -157,7 +141,9 @@ async def next_game_tapped(
         markup = _next_markup(shown)
         await message.edit_text(texts.suggestion_text(shown.game), reply_markup=markup)
         return
-    taken = await service.accept_next(db, chat, user, callback_data.round, callback_data.seed)
+    taken = await service.accept_next(
+        db, club, callback.from_user.id, callback_data.round, callback_data.seed
+    )
     if isinstance(taken, Refusal):
         await answer_refusal(callback, taken)
         return
@@ -167,23 +153,41 @@ async def next_game_tapped(
         await run_follow_up(bot, taken.follow_up, publisher)
 
 
-@router.message(Command("close_evening"), in_group)
-async def close_evening(
-    message: Message, bot: Bot, db: Database, publisher: Publisher
+@router.message(Command("start_evening", "close_evening"), in_group, ClubHost)
+async def start_or_close(
+    message: Message,
+    command: CommandObject,
+    club: ClubRow,
+    bot: Bot,
+    db: Database,
+    publisher: Publisher,
+    club_posts: ClubPoster,
 ) -> None:
+    """The host's answer first, then the group's posts the use case queued, then the
+    announcement redrawn (under way, over)."""
     assert message.from_user is not None
-    closed = await service.close(db, publisher, message.chat.id, message.from_user.id)
-    if isinstance(closed, Refusal):
-        await message.answer(say(closed))
+    done: service.Started | service.Closed | Refusal
+    if command.command.lower() == "start_evening":
+        done = await service.start(db, publisher, club, message.from_user.id)
+    else:
+        done = await service.close(db, publisher, club, message.from_user.id)
+    if isinstance(done, Refusal):
+        await message.answer(say(done))
         return
-    text = texts.closed_text(closed.games)
-    await _answer_then_post(message, bot, publisher, text, closed.follow_up)
+    await message.answer(
+        texts.started_text(done.tournament.title, done.players)
+        if isinstance(done, service.Started)
+        else texts.closed_text(done.games)
+    )
+    await run_follow_up(bot, done.follow_up, publisher)
+    await club_posts.changed(bot, done.evening.id)
 
 
 @router.message(Command("season"), in_group)
 async def season_table(message: Message, db: Database) -> None:
-    club = await service.club_here(db, message.chat.id)
+    sender = 0 if message.from_user is None else message.from_user.id
+    club, _role = await club_and_role(db, message.chat.id, sender)
     if club is None:
-        await message.answer(say(NOT_A_CLUB))
+        await message.answer(say(NO_CLUB_HERE))
         return
     await message.answer(texts.season_text(await season(db, club)))

@@ -1,126 +1,19 @@
-"""What playing a club evening reads and writes (docs/club.md, "The evening"): the club
-of a group and who hosts it, the evening being played, its attendance, the link from the
-evening to the tournament its games go into, and the season's evenings.
+"""What playing a club evening reads and writes (docs/club.md, "The evening"): the
+evening being played, its attendance, the link from the evening to the tournament its
+games go into, and the season's evenings.
 
-Plain SQL on the club tables of schema step 16 (the sign-up's own repositories are
-``bot.db.clubs`` and ``bot.db.evenings``).
+The club, its staff, the evenings and their sign-ups are the sign-up's (``bot.db.clubs``,
+``bot.db.evenings``: their rows are the ones read here); this module adds what playing
+needs on the same tables.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, cast
 
 from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
-from bot.db.timeutil import from_ts, ts_or_now
-
-ClubRole = Literal["owner", "host"]
-EveningStatus = Literal["open", "closed", "running", "finished", "cancelled"]
-Presence = Literal["present", "absent", "left"]
-
-
-@dataclass(frozen=True, slots=True)
-class ClubRow:
-    id: int
-    chat_id: int
-    title: str
-    language: str
-    timezone: str
-    season_start: str  # MM-DD
-    protests: bool
-
-
-@dataclass(frozen=True, slots=True)
-class EveningRow:
-    id: int
-    club_id: int
-    starts_at: datetime
-    place: str
-    status: EveningStatus
-    tournament_id: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Attendee:
-    """A row of the evening's list: a sign-up (``status`` 'in') or a latecomer."""
-
-    id: int  # the order of signing up
-    user_id: int | None
-    name: str
-    name_key: str
-    presence: Presence | None
-    player_id: int | None
-
-    @property
-    def present(self) -> bool:
-        return self.presence == "present"
-
-
-def _club(r: sqlite3.Row) -> ClubRow:
-    return ClubRow(
-        id=r["id"],
-        chat_id=r["chat_id"],
-        title=r["title"],
-        language=r["language"],
-        timezone=r["timezone"],
-        season_start=r["season_start"],
-        protests=bool(r["protests"]),
-    )
-
-
-def _evening(r: sqlite3.Row) -> EveningRow:
-    return EveningRow(
-        id=r["id"],
-        club_id=r["club_id"],
-        starts_at=from_ts(r["starts_at"]),
-        place=r["place"],
-        status=cast(EveningStatus, r["status"]),
-        tournament_id=r["tournament_id"],
-    )
-
-
-def _attendee(r: sqlite3.Row) -> Attendee:
-    return Attendee(
-        id=r["id"],
-        user_id=r["user_id"],
-        name=r["name"],
-        name_key=r["name_key"],
-        presence=cast(Presence | None, r["presence"]),
-        player_id=r["player_id"],
-    )
-
-
-# -- the club and its hosts ---------------------------------------------------------------
-
-
-async def club_of_chat(conn: Conn, chat_id: int) -> ClubRow | None:
-    r = await fetch_one(conn, "SELECT * FROM clubs WHERE chat_id = ?", (chat_id,))
-    return None if r is None else _club(r)
-
-
-async def get_club(conn: Conn, club_id: int) -> ClubRow | None:
-    r = await fetch_one(conn, "SELECT * FROM clubs WHERE id = ?", (club_id,))
-    return None if r is None else _club(r)
-
-
-async def club_role(conn: Conn, club_id: int, user_id: int) -> ClubRole | None:
-    found = await fetch_val(
-        conn, "SELECT role FROM club_staff WHERE club_id = ? AND user_id = ?", (club_id, user_id)
-    )
-    return None if found is None else cast(ClubRole, found)
-
-
-async def club_staff(conn: Conn, club_id: int) -> list[tuple[int, ClubRole]]:
-    """(user id, role) of the club's owner and hosts, the owner first."""
-    rows = await fetch_all(
-        conn,
-        "SELECT user_id, role FROM club_staff WHERE club_id = ?"
-        " ORDER BY role <> 'owner', added_at, user_id",
-        (club_id,),
-    )
-    return [(int(r["user_id"]), cast(ClubRole, r["role"])) for r in rows]
+from bot.db.evenings import EveningRow, Presence, SignupRow, evening_of_row, signups
+from bot.db.timeutil import ts_or_now
 
 
 async def protests_on(conn: Conn, tournament_id: int) -> bool:
@@ -145,7 +38,7 @@ async def running_evening(conn: Conn, club_id: int) -> EveningRow | None:
         "SELECT * FROM evenings WHERE club_id = ? AND status = 'running' ORDER BY id LIMIT 1",
         (club_id,),
     )
-    return None if r is None else _evening(r)
+    return None if r is None else evening_of_row(r)
 
 
 async def evening_to_play(
@@ -162,17 +55,12 @@ async def evening_to_play(
         " ORDER BY abs(starts_at - ?), id LIMIT 1",
         (club_id, ts_or_now(now)),
     )
-    return None if r is None else _evening(r)
-
-
-async def get_evening(conn: Conn, evening_id: int) -> EveningRow | None:
-    r = await fetch_one(conn, "SELECT * FROM evenings WHERE id = ?", (evening_id,))
-    return None if r is None else _evening(r)
+    return None if r is None else evening_of_row(r)
 
 
 async def evening_of_tournament(conn: Conn, tournament_id: int) -> EveningRow | None:
     r = await fetch_one(conn, "SELECT * FROM evenings WHERE tournament_id = ?", (tournament_id,))
-    return None if r is None else _evening(r)
+    return None if r is None else evening_of_row(r)
 
 
 async def set_running(
@@ -186,27 +74,13 @@ async def set_running(
     )
 
 
-async def set_finished(conn: Conn, evening_id: int, now: datetime | None = None) -> None:
-    await run(
-        conn,
-        "UPDATE evenings SET status = 'finished', updated_at = ?, announce_dirty = 1"
-        " WHERE id = ?",
-        (ts_or_now(now), evening_id),
-    )
-
-
 # -- attendance ----------------------------------------------------------------------------
 
 
-async def attendees(conn: Conn, evening_id: int) -> list[Attendee]:
+async def attendees(conn: Conn, evening_id: int) -> list[SignupRow]:
     """Everyone on the evening's list who is in (signed up, not dropped out or removed),
     in the order of signing up."""
-    rows = await fetch_all(
-        conn,
-        "SELECT * FROM evening_signups WHERE evening_id = ? AND status = 'in' ORDER BY id",
-        (evening_id,),
-    )
-    return [_attendee(r) for r in rows]
+    return [s for s in await signups(conn, evening_id) if s.status == "in"]
 
 
 async def set_presence(conn: Conn, signup_id: int, presence: Presence | None) -> None:
@@ -310,27 +184,17 @@ def _json_ids(ids: list[int]) -> str:
 
 
 __all__ = [
-    "Attendee",
-    "ClubRole",
-    "ClubRow",
-    "EveningRow",
     "Presence",
     "add_latecomer",
     "attendees",
-    "club_of_chat",
     "club_person",
-    "club_role",
-    "club_staff",
     "evening_of_tournament",
     "evening_to_play",
-    "get_club",
-    "get_evening",
     "move_to_person",
     "persons_of",
     "protests_on",
     "running_evening",
     "season_tournaments",
-    "set_finished",
     "set_player",
     "set_presence",
     "set_running",

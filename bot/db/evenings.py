@@ -21,6 +21,8 @@ from bot.db.timeutil import from_ts, opt_from_ts, to_ts, ts_or_now
 
 EveningStatus = Literal["open", "closed", "running", "finished", "cancelled"]
 SignupStatus = Literal["in", "out", "removed"]
+# Marked by a host once the evening is played (``bot.db.evening_play``); None: not yet.
+Presence = Literal["present", "absent", "left"]
 NoteKind = Literal["moved_up", "reminder", "cancelled", "removed"]
 # Evenings still ahead of their sign-up list: what host commands act on.
 UPCOMING: tuple[EveningStatus, ...] = ("open", "closed")
@@ -53,9 +55,13 @@ class SignupRow:
     name: str
     name_key: str
     status: SignupStatus
-    presence: str | None
+    presence: Presence | None
     added_by: int
-    player_id: int | None
+    player_id: int | None  # his player in the evening's tournament, once it runs
+
+    @property
+    def present(self) -> bool:
+        return self.presence == "present"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +98,7 @@ def split(rows: Sequence[SignupRow], seats: int | None) -> Lineup:
     return Lineup(ins[:cut], ins[cut:], out)
 
 
-def _evening(r: sqlite3.Row) -> EveningRow:
+def evening_of_row(r: sqlite3.Row) -> EveningRow:
     return EveningRow(
         id=r["id"],
         club_id=r["club_id"],
@@ -111,7 +117,7 @@ def _evening(r: sqlite3.Row) -> EveningRow:
     )
 
 
-def _signup(r: sqlite3.Row) -> SignupRow:
+def signup_of_row(r: sqlite3.Row) -> SignupRow:
     return SignupRow(
         id=r["id"],
         evening_id=r["evening_id"],
@@ -119,7 +125,7 @@ def _signup(r: sqlite3.Row) -> SignupRow:
         name=r["name"],
         name_key=r["name_key"],
         status=cast(SignupStatus, r["status"]),
-        presence=r["presence"],
+        presence=cast(Presence | None, r["presence"]),
         added_by=r["added_by"],
         player_id=r["player_id"],
     )
@@ -153,7 +159,7 @@ async def create_evening(
 
 async def get_evening(conn: Conn, evening_id: int) -> EveningRow | None:
     r = await fetch_one(conn, "SELECT * FROM evenings WHERE id = ?", (evening_id,))
-    return None if r is None else _evening(r)
+    return None if r is None else evening_of_row(r)
 
 
 async def evenings_of_club(
@@ -166,7 +172,7 @@ async def evenings_of_club(
         f"SELECT * FROM evenings WHERE club_id = ? AND status IN ({marks}) ORDER BY starts_at, id",
         (club_id, *statuses),
     )
-    return [_evening(r) for r in rows]
+    return [evening_of_row(r) for r in rows]
 
 
 async def set_status(
@@ -231,7 +237,7 @@ async def reminders_due(conn: Conn, now: datetime) -> list[EveningRow]:
         " AND starts_at - remind_before <= ? AND starts_at > ? ORDER BY starts_at, id",
         (at, at),
     )
-    return [_evening(r) for r in rows]
+    return [evening_of_row(r) for r in rows]
 
 
 async def set_reminded(conn: Conn, evening_id: int, now: datetime) -> None:
@@ -246,7 +252,7 @@ async def signups(conn: Conn, evening_id: int) -> list[SignupRow]:
     rows = await fetch_all(
         conn, "SELECT * FROM evening_signups WHERE evening_id = ? ORDER BY id", (evening_id,)
     )
-    return [_signup(r) for r in rows]
+    return [signup_of_row(r) for r in rows]
 
 
 async def lineup(conn: Conn, evening: EveningRow) -> Lineup:
@@ -273,7 +279,7 @@ async def add_signup(
     )
     r = await fetch_one(conn, "SELECT * FROM evening_signups WHERE id = ?", (signup_id,))
     assert r is not None
-    return _signup(r)
+    return signup_of_row(r)
 
 
 async def set_signup_status(

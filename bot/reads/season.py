@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 
 from bot.db import evening_play as repo
 from bot.db import players as players_db
+from bot.db.clubs import ClubRow
 from bot.db.connection import Database
-from bot.db.evening_play import ClubRow
 from bot.db.scoring_bridge import load_scoring_tournament
 from bot.db.timeutil import utcnow
 from scoring import compute_standings

@@ -9,21 +9,26 @@ so ``/game`` pre-fills the seats and the group and the players get the seating p
 as in a tournament. The evening has no distance of its own: the tournament's is the
 most games anyone played (B of 8.6.1 from it), set at each game and at the close, so
 ``python -m scoring standings`` on its export gives the posted table.
+
+Who may is checked before any of these runs, as for a tournament: the handlers' filters
+(``handlers.club_filters``) let only the group's club's owner and hosts through and hand
+over the club (``bot.services.clubs.club_and_role``); a use case takes that club.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.db import audit, games, players, staff, tournaments
+from bot.db import audit, clubs, evenings, games, players, staff, tournaments
 from bot.db import evening_play as repo
 from bot.db import seating as seating_db
+from bot.db.clubs import HOST, OWNER, ClubRow
 from bot.db.connection import Conn, Database, fetch_val, run
 from bot.db.errors import NicknameTaken
-from bot.db.evening_play import Attendee, ClubRow, EveningRow
+from bot.db.evenings import EveningRow, Presence, SignupRow
 from bot.db.players import PlayerRow
 from bot.db.tournaments import TournamentRow
 from bot.reads.stored_plans import StoredPlan, load_accepted
@@ -38,10 +43,6 @@ from seating import Plan, Request, Round, SeatingError, Table, plan_to_dict
 from seating.evening import History, suggest
 from seating.quality import measure
 
-NOT_A_CLUB = Refusal(
-    N_("This group is not a club. Its owner makes it one with /club TITLE in the group.")
-)
-NOT_HOST = Refusal(N_("Only the club's owner and hosts can do that."))
 NO_EVENING = Refusal(
     N_("The club has no evening to play. A host announces one with /evening.")
 )
@@ -68,18 +69,12 @@ def unfinished(round_no: int, tables: Sequence[int]) -> Refusal:
 
 
 @dataclass(frozen=True, slots=True)
-class Hosted:
-    club: ClubRow
-    role: repo.ClubRole
-
-
-@dataclass(frozen=True, slots=True)
 class Attendance:
     """The evening's list as the host marks it."""
 
     club: ClubRow
     evening: EveningRow
-    people: tuple[Attendee, ...]
+    people: tuple[SignupRow, ...]
 
     @property
     def present(self) -> int:
@@ -113,51 +108,24 @@ class Closed:
     follow_up: FollowUp
 
 
-# -- who may -------------------------------------------------------------------------------
-
-
-async def _hosted(conn: Conn, chat_id: int, user_id: int) -> Hosted | Refusal:
-    club = await repo.club_of_chat(conn, chat_id)
-    if club is None:
-        return NOT_A_CLUB
-    role = await repo.club_role(conn, club.id, user_id)
-    if role is None:
-        return NOT_HOST
-    return Hosted(club, role)
-
-
-async def hosted(db: Database, chat_id: int, user_id: int) -> Hosted | Refusal:
-    """The group's club if ``user_id`` is its owner or a host."""
-    async with db.read() as conn:
-        return await _hosted(conn, chat_id, user_id)
-
-
-async def club_here(db: Database, chat_id: int) -> ClubRow | None:
-    async with db.read() as conn:
-        return await repo.club_of_chat(conn, chat_id)
-
-
 # -- attendance ----------------------------------------------------------------------------
 
 
-async def _attendance(conn: Conn, chat_id: int, user_id: int) -> Attendance | Refusal:
-    hosted_ = await _hosted(conn, chat_id, user_id)
-    if isinstance(hosted_, Refusal):
-        return hosted_
-    evening = await repo.evening_to_play(conn, hosted_.club.id)
+async def _attendance(conn: Conn, club: ClubRow) -> Attendance | Refusal:
+    evening = await repo.evening_to_play(conn, club.id)
     if evening is None:
         return NO_EVENING
     people = await repo.attendees(conn, evening.id)
-    return Attendance(hosted_.club, evening, tuple(people))
+    return Attendance(club, evening, tuple(people))
 
 
-async def attendance(db: Database, chat_id: int, user_id: int) -> Attendance | Refusal:
+async def attendance(db: Database, club: ClubRow) -> Attendance | Refusal:
     """The list of the evening the host acts on (the running one, else the nearest)."""
     async with db.read() as conn:
-        return await _attendance(conn, chat_id, user_id)
+        return await _attendance(conn, club)
 
 
-def _next_presence(now: repo.Presence | None, running: bool) -> repo.Presence:
+def _next_presence(now: Presence | None, running: bool) -> Presence:
     """A tap: not marked or absent -> present; present -> left once the evening runs (a
     leaver keeps his games), else absent; left -> present (he came back)."""
     if now == "present":
@@ -166,11 +134,11 @@ def _next_presence(now: repo.Presence | None, running: bool) -> repo.Presence:
 
 
 async def toggle(
-    db: Database, chat_id: int, user_id: int, evening_id: int, signup_id: int
+    db: Database, club: ClubRow, user_id: int, evening_id: int, signup_id: int
 ) -> Attendance | Refusal:
-    """The host taps a name on the list."""
+    """The host ``user_id`` taps a name on the list."""
     async with db.transaction() as conn:
-        found = await _attendance(conn, chat_id, user_id)
+        found = await _attendance(conn, club)
         if isinstance(found, Refusal):
             return found
         person = next((a for a in found.people if a.id == signup_id), None)
@@ -183,7 +151,7 @@ async def toggle(
             await _player_for(conn, found.club, found.evening, person, user_id)
         before, after = {"presence": person.presence}, {"presence": presence}
         await _audit_signup(conn, "evening.presence", signup_id, found, user_id, before, after)
-        again = await _attendance(conn, chat_id, user_id)
+        again = await _attendance(conn, club)
     return again
 
 
@@ -209,7 +177,7 @@ async def _audit_signup(
 
 
 async def add_latecomer(
-    db: Database, chat_id: int, user_id: int, nickname: str
+    db: Database, club: ClubRow, user_id: int, nickname: str
 ) -> Attendance | Refusal:
     """``/present NICK``: one on the list (or who left) is marked present; anyone else
     joins the list at its end, present (and the running evening's players)."""
@@ -218,7 +186,7 @@ async def add_latecomer(
         return name
     key = players.nickname_key(name)
     async with db.transaction() as conn:
-        found = await _attendance(conn, chat_id, user_id)
+        found = await _attendance(conn, club)
         if isinstance(found, Refusal):
             return found
         person = next((a for a in found.people if a.name_key == key), None)
@@ -236,7 +204,7 @@ async def add_latecomer(
         await _audit_signup(
             conn, "evening.latecomer", signup_id, found, user_id, None, {"name": name}
         )
-        return await _attendance(conn, chat_id, user_id)
+        return await _attendance(conn, club)
 
 
 # -- the start -----------------------------------------------------------------------------
@@ -249,7 +217,7 @@ def evening_title(club: ClubRow, evening: EveningRow) -> str:
 
 
 async def _player_for(
-    conn: Conn, club: ClubRow, evening: EveningRow, person: Attendee, actor_id: int
+    conn: Conn, club: ClubRow, evening: EveningRow, person: SignupRow, actor_id: int
 ) -> PlayerRow:
     """The evening tournament's player of a present person: his row if he has one, else
     a new confirmed player; a guest without an account is the person of the club's
@@ -292,15 +260,15 @@ async def _player_for(
 
 
 async def start(
-    db: Database, publisher: Outbox, chat_id: int, user_id: int, *, now: datetime | None = None
+    db: Database, publisher: Outbox, club: ClubRow, user_id: int, *, now: datetime | None = None
 ) -> Started | Refusal:
     """Start the evening: a running tournament of kind ``evening`` in the club's group,
     the owner its chief judge, the hosts its judges, those present its players."""
     async with db.transaction() as conn:
-        found = await _attendance(conn, chat_id, user_id)
+        found = await _attendance(conn, club)
         if isinstance(found, Refusal):
             return found
-        club, evening = found.club, found.evening
+        evening = found.evening
         if evening.status == "running":
             return ALREADY_RUNNING
         present = [a for a in found.people if a.present]
@@ -309,8 +277,8 @@ async def start(
         busy = await tournaments.running_tournament_for_chat(conn, club.chat_id)
         if busy is not None:
             return chat_busy(busy)
-        people = await repo.club_staff(conn, club.id)
-        owner = next((uid for uid, role in people if role == "owner"), user_id)
+        people = await clubs.list_staff(conn, club.id)
+        owner = next((m.user_id for m in people if m.role == OWNER), user_id)
         tournament = await tournaments.create_tournament(
             conn,
             title=evening_title(club, evening),
@@ -322,14 +290,13 @@ async def start(
             now=now,
         )
         await run(conn, "UPDATE tournaments SET kind = 'evening' WHERE id = ?", (tournament.id,))
-        for uid, role in people:
-            if role == "host" and uid != owner:
-                await staff.add_staff(conn, tournament.id, uid, "judge", added_by=user_id)
+        for member in people:
+            if member.role == HOST and member.user_id != owner:
+                await staff.add_staff(
+                    conn, tournament.id, member.user_id, "judge", added_by=user_id
+                )
         await repo.set_running(conn, evening.id, tournament.id, now)
-        running = EveningRow(
-            evening.id, evening.club_id, evening.starts_at, evening.place, "running",
-            tournament.id,
-        )
+        running = replace(evening, status="running", tournament_id=tournament.id)
         for person in present:
             await _player_for(conn, club, running, person, user_id)
         tournament = await tournaments.set_status(conn, tournament.id, "running", now=now)
@@ -364,9 +331,9 @@ class _State:
     history: list[tuple[tuple[str, ...], ...]]
 
 
-async def _running(conn: Conn, chat_id: int, user_id: int) -> tuple[Attendance, int] | Refusal:
+async def _running(conn: Conn, club: ClubRow) -> tuple[Attendance, int] | Refusal:
     """The running evening's list and its tournament, or why not."""
-    found = await _attendance(conn, chat_id, user_id)
+    found = await _attendance(conn, club)
     if isinstance(found, Refusal):
         return found
     if found.evening.status != "running" or found.evening.tournament_id is None:
@@ -374,8 +341,8 @@ async def _running(conn: Conn, chat_id: int, user_id: int) -> tuple[Attendance, 
     return found, found.evening.tournament_id
 
 
-async def _state(conn: Conn, chat_id: int, user_id: int) -> _State | Refusal:
-    running = await _running(conn, chat_id, user_id)
+async def _state(conn: Conn, club: ClubRow) -> _State | Refusal:
+    running = await _running(conn, club)
     if isinstance(running, Refusal):
         return running
     found, tid = running
@@ -405,11 +372,11 @@ async def _state(conn: Conn, chat_id: int, user_id: int) -> _State | Refusal:
 
 
 async def suggest_next(
-    db: Database, chat_id: int, user_id: int, seed: int | None = None
+    db: Database, club: ClubRow, seed: int | None = None
 ) -> Suggestion | Refusal:
     """The next game's tables from who is present now (``seating.evening``)."""
     async with db.read() as conn:
-        state = await _state(conn, chat_id, user_id)
+        state = await _state(conn, club)
     if isinstance(state, Refusal):
         return state
     return _suggestion(state, new_seed() if seed is None else seed)
@@ -426,12 +393,12 @@ def _suggestion(state: _State, seed: int) -> Suggestion | Refusal:
 
 
 async def accept_next(
-    db: Database, chat_id: int, user_id: int, round_no: int, seed: int
+    db: Database, club: ClubRow, user_id: int, round_no: int, seed: int
 ) -> Suggestion | Refusal:
     """Store the suggested game as the next round of the evening's plan; the group gets
     its seating and each player with an account his seat (the outbox)."""
     async with db.transaction() as conn:
-        state = await _state(conn, chat_id, user_id)
+        state = await _state(conn, club)
         if isinstance(state, Refusal):
             return state
         if len(state.history) + 1 != round_no:
@@ -504,12 +471,12 @@ async def _set_distance(conn: Conn, tournament_id: int, rounds: Sequence[Round])
 
 
 async def close(
-    db: Database, publisher: Outbox, chat_id: int, user_id: int, *, now: datetime | None = None
+    db: Database, publisher: Outbox, club: ClubRow, user_id: int, *, now: datetime | None = None
 ) -> Closed | Refusal:
     """Close the evening: the tournament finishes with the distance its games played;
     the group gets the evening's table, text and picture (the outbox's final post)."""
     async with db.transaction() as conn:
-        running = await _running(conn, chat_id, user_id)
+        running = await _running(conn, club)
         if isinstance(running, Refusal):
             return running
         found, tid = running
@@ -524,7 +491,7 @@ async def close(
         )
         await tournaments.update_tournament(conn, tid, distance=int(most))
         tournament = await tournaments.set_status(conn, tid, "finished", now=now)
-        await repo.set_finished(conn, evening.id, now)
+        await evenings.set_status(conn, evening.id, "finished", now=now)
         await publisher.enqueue(
             conn,
             tid,
@@ -541,7 +508,7 @@ async def close(
         await audit.record(
             conn, "evening.close", evening.id, tid, user_id, after={"games": len(played)}
         )
-        finished = await repo.get_evening(conn, evening.id)
+        finished = await evenings.get_evening(conn, evening.id)
     assert finished is not None
     return Closed(finished, tournament, len(played), FollowUp(tournament_id=tid, now=True))
 
@@ -549,15 +516,12 @@ async def close(
 __all__ = [
     "Attendance",
     "Closed",
-    "Hosted",
     "Started",
     "Suggestion",
     "accept_next",
     "add_latecomer",
     "attendance",
     "close",
-    "club_here",
-    "hosted",
     "start",
     "suggest_next",
     "toggle",

@@ -12,6 +12,7 @@ from bot.db import games as games_db
 from bot.db import outbox
 from bot.db import players as players_db
 from bot.db import staff as staff_db
+from bot.db.clubs import ClubRow, club_for_chat
 from bot.db.connection import Database, fetch_all, fetch_val
 from bot.db.evening_play import protests_on
 from bot.publishing import Publisher
@@ -23,8 +24,16 @@ from tests.db.helpers import make_draft
 from tests.support.club_rows import add_evening, club_with_evening
 
 CHAT = -500
-OWNER, HOST, STRANGER = 1, 2, 3
+OWNER, HOST = 1, 2
 NAMES = [f"P{n:02}" for n in range(23)]
+
+
+async def here(db: Database) -> ClubRow:
+    """The club of the group, as the host's filter hands it to the use cases."""
+    async with db.read() as conn:
+        club = await club_for_chat(conn, CHAT)
+    assert club is not None
+    return club
 
 
 @pytest.fixture
@@ -37,7 +46,7 @@ async def _started(db: Database, publisher: Publisher, count: int = 23) -> play.
         db, chat_id=CHAT, owner=OWNER, hosts=[HOST], signed=NAMES[:count], present=True,
         users={"P00": 100, "P01": 101},
     )
-    started = await play.start(db, publisher, CHAT, HOST)
+    started = await play.start(db, publisher, await here(db), HOST)
     assert isinstance(started, play.Started)
     return started
 
@@ -58,34 +67,32 @@ async def _enter_round(db: Database, tid: int, round_no: int) -> None:
 
 async def test_presence_taps_and_a_latecomer(db: Database) -> None:
     club = await club_with_evening(db, chat_id=CHAT, owner=OWNER, hosts=[HOST], signed=NAMES[:3])
-    listed = await play.attendance(db, CHAT, HOST)
+    listed = await play.attendance(db, club.row)
     assert isinstance(listed, play.Attendance)
     assert [a.name for a in listed.people] == NAMES[:3] and listed.present == 0
     ann = club.signups["P00"]
-    tapped = await play.toggle(db, CHAT, HOST, club.evening_id, ann)
+    tapped = await play.toggle(db, club.row, HOST, club.evening_id, ann)
     assert isinstance(tapped, play.Attendance) and tapped.present == 1
-    again = await play.toggle(db, CHAT, HOST, club.evening_id, ann)
+    again = await play.toggle(db, club.row, HOST, club.evening_id, ann)
     assert isinstance(again, play.Attendance)
     assert again.people[0].presence == "absent"  # not started: absent, not left
-    late = await play.add_latecomer(db, CHAT, HOST, "  Late  Comer ")
+    late = await play.add_latecomer(db, club.row, HOST, "  Late  Comer ")
     assert isinstance(late, play.Attendance)
     assert late.people[-1].name == "Late Comer" and late.people[-1].present
-    same = await play.add_latecomer(db, CHAT, HOST, "p01")
+    same = await play.add_latecomer(db, club.row, HOST, "p01")
     assert isinstance(same, play.Attendance) and len(same.people) == 4
     assert same.people[1].present
 
 
-async def test_who_may_and_bad_input(db: Database, publisher: Publisher) -> None:
-    assert await play.attendance(db, CHAT, HOST) == play.NOT_A_CLUB
+async def test_stale_taps_and_bad_input_are_refused(db: Database, publisher: Publisher) -> None:
     club = await club_with_evening(db, chat_id=CHAT, owner=OWNER, hosts=[HOST], signed=NAMES[:9],
                                    present=True)
-    assert await play.attendance(db, CHAT, STRANGER) == play.NOT_HOST
-    assert await play.toggle(db, CHAT, HOST, club.evening_id + 1, 1) == play.OUT_OF_DATE
-    refused = await play.start(db, publisher, CHAT, OWNER)
+    assert await play.toggle(db, club.row, HOST, club.evening_id + 1, 1) == play.OUT_OF_DATE
+    refused = await play.start(db, publisher, club.row, OWNER)
     assert isinstance(refused, Refusal) and refused.params == {"count": 9}
-    assert await play.suggest_next(db, CHAT, OWNER) == play.NOT_RUNNING
-    assert await play.close(db, publisher, CHAT, OWNER) == play.NOT_RUNNING
-    bad = await play.add_latecomer(db, CHAT, OWNER, "   ")
+    assert await play.suggest_next(db, club.row) == play.NOT_RUNNING
+    assert await play.close(db, publisher, club.row, OWNER) == play.NOT_RUNNING
+    bad = await play.add_latecomer(db, club.row, OWNER, "   ")
     assert isinstance(bad, Refusal)
 
 
@@ -107,7 +114,7 @@ async def test_start_makes_an_evening_tournament(db: Database, publisher: Publis
                                  (tid,))
         assert status == "running"
         assert not await protests_on(conn, tid)
-    assert await play.start(db, publisher, CHAT, OWNER) == play.ALREADY_RUNNING
+    assert await play.start(db, publisher, await here(db), OWNER) == play.ALREADY_RUNNING
 
 
 async def test_start_refused_while_a_tournament_runs_in_the_group(
@@ -117,7 +124,7 @@ async def test_start_refused_while_a_tournament_runs_in_the_group(
 
     await running_tournament(db, chief_id=OWNER, chat_id=CHAT)
     await club_with_evening(db, chat_id=CHAT, owner=OWNER, signed=NAMES[:10], present=True)
-    refused = await play.start(db, publisher, CHAT, OWNER)
+    refused = await play.start(db, publisher, await here(db), OWNER)
     assert isinstance(refused, Refusal) and "unfinished tournament" in refused.msgid
 
 
@@ -126,11 +133,11 @@ async def test_next_games_are_rounds_of_the_plan_with_posts(
 ) -> None:
     started = await _started(db, publisher)
     tid = started.tournament.id
-    shown = await play.suggest_next(db, CHAT, HOST, seed=7)
+    shown = await play.suggest_next(db, await here(db), seed=7)
     assert isinstance(shown, play.Suggestion)
     assert shown.game.round == 1 and len(shown.game.tables) == 2
     assert len(shown.game.sitting_out) == 3
-    taken = await play.accept_next(db, CHAT, HOST, 1, 7)
+    taken = await play.accept_next(db, await here(db), HOST, 1, 7)
     assert isinstance(taken, play.Suggestion) and taken.game == shown.game
     async with db.read() as conn:
         plan = await load_accepted(conn, tid)
@@ -139,11 +146,11 @@ async def test_next_games_are_rounds_of_the_plan_with_posts(
     assert [r.kind for r in rows if r.round == 1].count("seating") == 1
     assert {r.player_id for r in rows if r.kind == "seat"} <= set(plan.ids.values())
     # the next game waits for this one's tables
-    refused = await play.suggest_next(db, CHAT, HOST, seed=8)
+    refused = await play.suggest_next(db, await here(db), seed=8)
     assert isinstance(refused, Refusal) and refused.params["tables"] == "1, 2"
-    assert await play.accept_next(db, CHAT, HOST, 1, 7) != taken  # posted already
+    assert await play.accept_next(db, await here(db), HOST, 1, 7) != taken  # posted already
     await _enter_round(db, tid, 1)
-    second = await play.accept_next(db, CHAT, HOST, 2, 8)
+    second = await play.accept_next(db, await here(db), HOST, 2, 8)
     assert isinstance(second, play.Suggestion)
     # the three who sat out play the second game
     seated = {n for t in second.game.tables for n in t.seats}
@@ -157,15 +164,15 @@ async def test_a_leaver_sits_out_and_a_latecomer_plays(
 ) -> None:
     started = await _started(db, publisher, count=20)
     tid = started.tournament.id
-    assert isinstance(await play.accept_next(db, CHAT, HOST, 1, 1), play.Suggestion)
+    assert isinstance(await play.accept_next(db, await here(db), HOST, 1, 1), play.Suggestion)
     await _enter_round(db, tid, 1)
-    listed = await play.attendance(db, CHAT, HOST)
+    listed = await play.attendance(db, await here(db))
     assert isinstance(listed, play.Attendance)
     leaver = listed.people[0]
-    left = await play.toggle(db, CHAT, HOST, listed.evening.id, leaver.id)
+    left = await play.toggle(db, await here(db), HOST, listed.evening.id, leaver.id)
     assert isinstance(left, play.Attendance) and left.people[0].presence == "left"
-    assert isinstance(await play.add_latecomer(db, CHAT, HOST, "Late"), play.Attendance)
-    game = await play.suggest_next(db, CHAT, HOST, seed=2)
+    assert isinstance(await play.add_latecomer(db, await here(db), HOST, "Late"), play.Attendance)
+    game = await play.suggest_next(db, await here(db), seed=2)
     assert isinstance(game, play.Suggestion)
     seated = {n for t in game.game.tables for n in t.seats}
     assert "Late" in seated and leaver.name not in seated
@@ -176,9 +183,9 @@ async def test_close_posts_the_table_and_a_guest_keeps_his_person(
 ) -> None:
     started = await _started(db, publisher, count=10)
     tid = started.tournament.id
-    assert isinstance(await play.accept_next(db, CHAT, HOST, 1, 1), play.Suggestion)
+    assert isinstance(await play.accept_next(db, await here(db), HOST, 1, 1), play.Suggestion)
     await _enter_round(db, tid, 1)
-    closed = await play.close(db, publisher, CHAT, OWNER)
+    closed = await play.close(db, publisher, await here(db), OWNER)
     assert isinstance(closed, play.Closed)
     assert closed.tournament.status == "finished" and closed.games == 1
     assert closed.evening.status == "finished"
@@ -195,7 +202,7 @@ async def test_close_posts_the_table_and_a_guest_keeps_his_person(
                 " signed_at, changed_at) VALUES (?, ?, ?, 'present', 1, 1, 1)",
                 (evening, name, name.casefold()),
             )
-    again = await play.start(db, publisher, CHAT, OWNER)
+    again = await play.start(db, publisher, await here(db), OWNER)
     assert isinstance(again, play.Started)
     async with db.read() as conn:
         rows = await fetch_all(
@@ -208,7 +215,7 @@ async def test_protests_follow_the_club(db: Database, publisher: Publisher) -> N
     await club_with_evening(
         db, chat_id=CHAT, owner=OWNER, signed=NAMES[:10], present=True, protests=True
     )
-    started = await play.start(db, publisher, CHAT, OWNER)
+    started = await play.start(db, publisher, await here(db), OWNER)
     assert isinstance(started, play.Started)
     async with db.read() as conn:
         assert await protests_on(conn, started.tournament.id)

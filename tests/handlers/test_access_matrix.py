@@ -68,7 +68,7 @@ HANDLERS = str(ROOT / "handlers")
 # Where a handler's filters and middlewares look roles up (reads, before any handler).
 LOOKUPS = tuple(
     str(ROOT / "handlers" / name)
-    for name in ("filters.py", "access.py", "errors.py")
+    for name in ("filters.py", "club_filters.py", "access.py", "errors.py")
 )
 
 JUDGE2 = 5003
@@ -258,6 +258,27 @@ def foreign_requests(harness: BotHarness, start: int, own_chat: int | None) -> l
     return found
 
 
+def left_alone(
+    harness: BotHarness,
+    db: Database,
+    where: str,
+    before: str,
+    start: int,
+    own_chat: int | None,
+    reached: Reached,
+) -> list[str]:
+    """What a forged update did that it must not (``before``: the database's digest
+    before it, ``start``: the count of calls then; see foreign_requests)."""
+    found = []
+    if db_digest(db.path) != before:
+        found.append(f"{where}: the database changed")
+    if told := foreign_requests(harness, start, own_chat):
+        found.append(f"{where}: {told}")
+    if reached.use_cases:
+        found.append(f"{where}: reached {reached.use_cases}")
+    return found
+
+
 # -- the walk -------------------------------------------------------------------------------
 
 
@@ -295,8 +316,8 @@ def allowed(who: access.Who, persona: Persona, *, unbound: bool = False) -> bool
 
 
 def legit_user(who: access.Who) -> int:
-    # Group A is no club: a club row's handler runs for anyone and refuses him there
-    # (the club's own roles are walked in tests/handlers/test_club_access.py).
+    # Group A is no club: a club row's filter refuses anyone there (the club's own
+    # roles are walked in tests/handlers/test_club_access.py).
     club = {"club_owner": CHIEF, "club_host": CHIEF}
     return {"chief": CHIEF, "staff": JUDGE, "anyone": PLAYER, **club}[who]
 
@@ -347,12 +368,7 @@ async def test_every_forged_button_changes_nothing_and_tells_no_one(
             with watching(watched) as reached:
                 await press(harness, user, kind, data)
             where = f"{prefix} by {persona.name} in {kind}"
-            if db_digest(db.path) != before:
-                failures.append(f"{where}: the database changed")
-            if told := foreign_requests(harness, start, None):
-                failures.append(f"{where}: {told}")
-            if reached.use_cases:
-                failures.append(f"{where}: reached {reached.use_cases}")
+            failures += left_alone(harness, db, where, before, start, None, reached)
             answers = harness.session.requests_of(AnswerCallbackQuery)
             if not answers or answers[-1].callback_query_id is None:
                 failures.append(f"{where}: not answered")

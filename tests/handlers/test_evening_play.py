@@ -9,13 +9,17 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aiogram.methods import EditMessageText
+from aiogram.types import Message
+
 from bot.db.connection import Database, fetch_val
+from bot.publishing.club_posts import ClubPoster
 from bot.reads.career import CareerService
 from bot.reads.standings import StandingsService
 from scoring.cli import standings_json
 from tests.handlers.test_game_entry_support import Driver, World
 from tests.support import BotHarness
-from tests.support.club_rows import club_with_evening
+from tests.support.club_rows import ClubSetup, club_with_evening
 from tests.test_career_export import files_of
 from tests.test_export import run_cli
 
@@ -23,6 +27,17 @@ GROUP = -1001
 OWNER, HOST, STRANGER = 10, 20, 30
 NAMES = [f"P{n:02}" for n in range(23)]
 TODAY = datetime.now(UTC).replace(hour=0, minute=1, second=0, microsecond=0)
+
+
+async def _announced(harness: BotHarness, club: ClubSetup) -> Message:
+    """The evening's announcement in the group, as ``/evening`` posts it."""
+    poster: ClubPoster = harness.dispatcher["club_posts"]
+    await poster.changed(harness.bot, club.evening_id)
+    await harness.settle()
+    post = harness.session.last_message(GROUP)
+    assert post is not None and f"Evening #{club.evening_id}" in (post.text or "")
+    assert post.reply_markup is not None  # "I'm in", "Can't come"
+    return post
 
 
 async def _play_as_planned(judge: Driver, round_table: str) -> None:
@@ -41,7 +56,7 @@ async def test_who_may(harness: BotHarness, db: Database) -> None:
     stranger = harness.user(STRANGER, "Stranger", language_code="en")
     await harness.say(stranger, "/present", chat_id=GROUP)
     assert harness.session.last_text(GROUP) == (
-        "This group is not a club. Its owner makes it one with /club TITLE in the group."
+        "There is no club in this group. Its organiser creates one with /club TITLE."
     )
     await club_with_evening(db, chat_id=GROUP, owner=OWNER, signed=NAMES[:3])
     await harness.say(stranger, "/start_evening", chat_id=GROUP)
@@ -70,10 +85,11 @@ async def test_the_list_is_tapped_and_a_latecomer_added(harness: BotHarness, db:
 async def test_an_evening_of_23_two_tables_three_games(
     harness: BotHarness, db: Database, tmp_path: Path
 ) -> None:
-    await club_with_evening(
+    club = await club_with_evening(
         db, chat_id=GROUP, owner=OWNER, hosts=[HOST], signed=NAMES, present=True,
         users={"P00": 500, "P01": 501}, starts_at=int(TODAY.timestamp()),
     )
+    post = await _announced(harness, club)
     host = harness.user(HOST, "Host", language_code="en")
     await harness.say(host, "/start_evening", chat_id=GROUP)
     await harness.settle()
@@ -83,6 +99,10 @@ async def test_an_evening_of_23_two_tables_three_games(
         "/next_game seats the first game.",
         "The evening has started. Players: 23. Good games!",
     ]
+    # The announcement says so, in place, and takes no more sign-ups.
+    shown = harness.session.message(GROUP, post.message_id)
+    assert shown is not None and "The evening is under way." in (shown.text or "")
+    assert shown.reply_markup is None
     async with db.read() as conn:
         tid = int(await fetch_val(conn, "SELECT tournament_id FROM evenings"))
     judge = Driver(World(harness, db, tid), host)
@@ -102,6 +122,14 @@ async def test_an_evening_of_23_two_tables_three_games(
     await harness.say(host, "/close_evening", chat_id=GROUP)
     await harness.settle()
     assert "The evening is closed after 6 games" in "\n".join(harness.session.sent_texts(GROUP))
+    shown = harness.session.message(GROUP, post.message_id)
+    assert shown is not None and "The evening is over." in (shown.text or "")
+    assert "The evening is under way." not in (shown.text or "")
+    edits = [
+        e for e in harness.session.requests_of(EditMessageText, delivered=True)
+        if e.message_id == post.message_id
+    ]
+    assert len(edits) == 2 and all(e.reply_markup is None for e in edits)
 
     # The evening's table is the engine's on its export.
     files = await files_of(db, tid)

@@ -1,9 +1,9 @@
-"""Club rows straight in SQL (schema step 16), for the evening's tests: a club with its
-owner and hosts, an evening, its sign-ups.
+"""Club rows through the sign-up's repositories (``bot.db.clubs``, ``bot.db.evenings``),
+for the evening's tests: a club with its owner and hosts, an evening, its sign-ups.
 
     club = await club_with_evening(db, chat_id=-100, owner=1, hosts=[2],
                                    signed=["Ann", "Bob"], users={"Ann": 11})
-    club.id, club.evening_id, club.signups["Ann"]
+    club.row, club.evening_id, club.signups["Ann"]
 """
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from bot.db import clubs, evenings
 from bot.db import users as users_repo
-from bot.db.connection import Conn, Database, insert, run
+from bot.db.clubs import ClubRow
+from bot.db.connection import Conn, Database
+from bot.db.evening_play import set_presence
 from bot.db.players import nickname_key
 
 WHEN = int(datetime(2025, 3, 14, 19, 30, tzinfo=UTC).timestamp())
@@ -21,8 +24,7 @@ WHEN = int(datetime(2025, 3, 14, 19, 30, tzinfo=UTC).timestamp())
 
 @dataclass
 class ClubSetup:
-    id: int
-    chat_id: int
+    row: ClubRow
     owner: int
     hosts: list[int]
     evening_id: int
@@ -48,48 +50,40 @@ async def club_with_evening(
     """A club of ``chat_id``, an open evening and its sign-ups in the order given
     (``present``: all marked present)."""
     users = dict(users or {})
+    at = datetime.fromtimestamp(starts_at, UTC)
     async with db.transaction() as conn:
         for uid in {owner, *hosts, *users.values()}:
             await users_repo.upsert_user(conn, uid, first_name=f"User {uid}")
-        club_id = await insert(
-            conn,
-            "INSERT INTO clubs (chat_id, title, language, timezone, season_start, protests,"
-            " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (chat_id, title, language, timezone, season_start, int(protests), owner, starts_at),
+        club = await clubs.create_club(
+            conn, chat_id, title, owner=owner, language=language, timezone=timezone, now=at
         )
-        for uid, role in [(owner, "owner"), *((h, "host") for h in hosts)]:
-            await run(
-                conn,
-                "INSERT INTO club_staff (club_id, user_id, role, added_by, added_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (club_id, uid, role, owner, starts_at),
-            )
-        setup = ClubSetup(club_id, chat_id, owner, list(hosts), 0)
-        setup.evening_id = await add_evening(conn, club_id, owner, starts_at)
+        await clubs.update_club(conn, club.id, "season_start", season_start)
+        club = await clubs.update_club(conn, club.id, "protests", int(protests))
+        for host in hosts:
+            await clubs.add_host(conn, club.id, host, added_by=owner, now=at)
+        evening_id = await add_evening(conn, club.id, owner, starts_at)
+        setup = ClubSetup(club, owner, list(hosts), evening_id)
         for name in signed:
-            setup.signups[name] = await insert(
+            signup = await evenings.add_signup(
                 conn,
-                "INSERT INTO evening_signups (evening_id, user_id, name, name_key, presence,"
-                " added_by, signed_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    setup.evening_id,
-                    users.get(name),
-                    name,
-                    nickname_key(name),
-                    "present" if present else None,
-                    owner,
-                    starts_at,
-                    starts_at,
-                ),
+                setup.evening_id,
+                user_id=users.get(name),
+                name=name,
+                name_key=nickname_key(name),
+                added_by=owner,
+                now=at,
             )
+            if present:
+                await set_presence(conn, signup.id, "present")
+            setup.signups[name] = signup.id
     return setup
 
 
 async def add_evening(conn: Conn, club_id: int, owner: int, starts_at: int = WHEN) -> int:
     """An open evening of the club (inside the caller's transaction)."""
-    return await insert(
-        conn,
-        "INSERT INTO evenings (club_id, starts_at, place, created_by, created_at, updated_at)"
-        " VALUES (?, ?, 'Cafe Luna', ?, ?, ?)",
-        (club_id, starts_at, owner, starts_at, starts_at),
+    at = datetime.fromtimestamp(starts_at, UTC)
+    evening = await evenings.create_evening(
+        conn, club_id, starts_at=at, place="Cafe Luna", seats=None, note=None,
+        created_by=owner, now=at,
     )
+    return evening.id
