@@ -236,6 +236,12 @@ COMMANDS: Mapping[str, Access] = {
         SEND_IN_GROUP,
         about=N_("The club's season starts: /season_start MM-DD"),
     ),
+    "club_reminder": Access(
+        "club_owner",
+        GROUP,
+        SEND_IN_GROUP,
+        about=N_("When the evenings' reminders go: /club_reminder 3 (hours) or off"),
+    ),
     "club_protests": Access(
         "club_owner", GROUP, SEND_IN_GROUP, about=N_("Protests at evenings: /club_protests on|off")
     ),

@@ -14,6 +14,7 @@ from bot.services import clubs as service
 from bot.services.clubs import LANGUAGES, NO_CLUB_HERE, OWNER, ClubRow
 from bot.services.phrases import Person
 from bot.services.records import Database
+from bot.texts.evening_text import reminder_time
 from bot.texts.localtime import valid_timezone, zone_label
 from bot.texts.names import quoted
 from bot.texts.phrases import say
@@ -42,6 +43,7 @@ async def club_card(db: Database, club_id: int) -> str:
         _("The season starts on {day} (MM-DD); protests at evenings: {protests}.").format(
             day=club.season_start, protests=_("on") if club.protests else _("off")
         ),
+        _("Reminders: {when}.").format(when=reminder_time(club.remind_before)),
     ]
     return "\n".join(lines)
 
@@ -202,4 +204,26 @@ async def protests_command(
         _("Protests at the club's evenings are on now.")
         if value in ON
         else _("Protests at the club's evenings are off now.")
+    )
+
+
+@router.message(Command("club_reminder"), in_group, ClubOwner)
+async def reminder_command(
+    message: Message, command: CommandObject, club: ClubRow, db: Database
+) -> None:
+    assert message.from_user is not None
+    seconds = service.reminder_before(command.args or "")
+    if seconds is None:
+        await message.reply(
+            _(
+                "Send how long before an evening its reminder goes: /club_reminder 3 (hours), "
+                "/club_reminder 90m (minutes, at most a week) or /club_reminder off."
+            )
+        )
+        return
+    await service.change(db, club, message.from_user.id, "remind_before", seconds)
+    await message.reply(
+        _("Reminders of the evenings announced from now on: {when}.").format(
+            when=reminder_time(seconds)
+        )
     )

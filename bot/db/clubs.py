@@ -14,7 +14,9 @@ ClubRole = Literal["owner", "host"]
 OWNER: ClubRole = "owner"
 HOST: ClubRole = "host"
 # What the owner may change with a command of its own (column names: never user input).
-SETTINGS = frozenset({"title", "language", "timezone", "season_start", "protests"})
+SETTINGS = frozenset(
+    {"title", "language", "timezone", "season_start", "protests", "remind_before"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,7 @@ class ClubRow:
     timezone: str
     season_start: str  # MM-DD
     protests: bool
+    remind_before: int  # seconds before an evening its reminder goes; 0: none
     created_by: int
     created_at: datetime
 
@@ -48,6 +51,7 @@ def _club(r: sqlite3.Row) -> ClubRow:
         timezone=r["timezone"],
         season_start=r["season_start"],
         protests=bool(r["protests"]),
+        remind_before=r["remind_before"],
         created_by=r["created_by"],
         created_at=from_ts(r["created_at"]),
     )

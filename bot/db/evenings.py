@@ -142,15 +142,16 @@ async def create_evening(
     place: str,
     seats: int | None,
     note: str | None,
+    remind_before: int,
     created_by: int,
     now: datetime | None = None,
 ) -> EveningRow:
     at = ts_or_now(now)
     evening_id = await insert(
         conn,
-        "INSERT INTO evenings (club_id, starts_at, place, seats, note, created_by,"
-        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (club_id, to_ts(starts_at), place, seats, note, created_by, at, at),
+        "INSERT INTO evenings (club_id, starts_at, place, seats, note, remind_before,"
+        " created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (club_id, to_ts(starts_at), place, seats, note, remind_before, created_by, at, at),
     )
     evening = await get_evening(conn, evening_id)
     assert evening is not None

@@ -898,6 +898,14 @@ async def _v15_career(conn: aiosqlite.Connection) -> None:
         await conn.execute("UPDATE players SET person_id = ? WHERE id = ?", (person, player_id))
 
 
+# How long before an evening its reminder goes (the owner's /club_reminder; 0: none),
+# given to each evening announced from then on.
+_V17_CLUB_REMINDER = """
+ALTER TABLE clubs ADD COLUMN remind_before INTEGER NOT NULL DEFAULT 10800
+    CHECK (remind_before BETWEEN 0 AND 604800);
+"""
+
+
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
     _V2_RUNTIME,
@@ -915,6 +923,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _V14_SET_ASIDE,
     _v15_career,
     _V16_CLUB_EVENINGS,
+    _V17_CLUB_REMINDER,
 )
 LATEST = len(MIGRATIONS)
 

@@ -3,6 +3,7 @@ settings; who is what in it (read through ``Database.cached`` on every update)."
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import date
@@ -284,11 +285,33 @@ def season_start(text: str) -> str | None:
     return f"{month:02d}-{day:02d}"
 
 
+REMIND_MAX_HOURS = 168  # a week: the schema's bound
+_REMIND = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>h|m|min|ч|мин|м)?")
+
+
+def reminder_before(text: str) -> int | None:
+    """Seconds before an evening for its reminder: ``3`` or ``3h`` hours, ``90m``
+    minutes, ``0`` or ``off`` for none; None when unreadable or over a week."""
+    text = text.strip().lower().replace(",", ".")
+    if text in {"off", "0", "выкл", "нет"}:
+        return 0
+    found = _REMIND.fullmatch(text)
+    if found is None:
+        return None
+    unit = 60 if found["unit"] and found["unit"][0] in "mм" else 3600
+    value = float(found["number"])
+    seconds = round(value * unit)
+    if not 0 < seconds <= REMIND_MAX_HOURS * 3600:
+        return None
+    return seconds
+
+
 async def change(
     db: Database, club: ClubRow, actor_id: int, setting: str, value: object
 ) -> ClubRow:
     """One of the owner's settings (validated by the caller: a language of LANGUAGES,
-    a known zone, ``season_start``'s form, protests 0 or 1)."""
+    a known zone, ``season_start``'s form, protests 0 or 1, ``reminder_before``'s
+    seconds)."""
     async with db.transaction() as conn:
         before = await clubs.get_club(conn, club.id)
         after = await clubs.update_club(conn, club.id, setting, value)

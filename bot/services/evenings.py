@@ -148,6 +148,7 @@ async def announce(
             place=form.place,
             seats=form.seats,
             note=form.note,
+            remind_before=club.remind_before,
             created_by=actor_id,
             now=now,
         )

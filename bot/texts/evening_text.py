@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from aiogram.utils.i18n import gettext as _
+from aiogram.utils.i18n import ngettext
 
 from bot.services.phrases import N_
 from bot.texts.localtime import local, utc_offset
@@ -129,3 +130,16 @@ def note_text(f: NoteFacts) -> str:
             _("You have a seat, #{number}.") if seated else _("You are #{number} in the reserve.")
         ).format(number=number)
     return text
+
+
+def reminder_time(seconds: int) -> str:
+    """How long before an evening its reminder goes: whole hours, else minutes; 0: none."""
+    if seconds == 0:
+        return _("no reminder")
+    hours, rest = divmod(seconds, 3600)
+    if rest == 0:
+        return ngettext("{count} hour before", "{count} hours before", hours).format(count=hours)
+    minutes = seconds // 60
+    return ngettext("{count} minute before", "{count} minutes before", minutes).format(
+        count=minutes
+    )

@@ -51,6 +51,7 @@ COMMANDS: dict[str, str] = {
     "club_timezone": " Europe/Berlin",
     "season_start": " 09-01",
     "club_protests": " on",
+    "club_reminder": " 1",
     "evening": " 12.12.2030 19:30; Cafe Sol; 12",
     "guest": " Mallory",
     "unsign": " Pat",

@@ -264,3 +264,38 @@ async def test_reminders_reach_everyone_signed_up_once(harness: BotHarness, db: 
     assert await poster.remind(harness.bot) == []
     assert "You have a seat, #1." in (harness.session.last_text(ANN) or "")
     assert "You are #1 in the reserve." in (harness.session.last_text(BOB) or "")
+
+
+async def test_the_owner_sets_when_reminders_go(harness: BotHarness, db: Database) -> None:
+    await club(harness)
+    boss = harness.user(OWNER, "Olga", language_code="en")
+    await harness.say(boss, "/club_reminder soon", chat_id=CHAT)
+    assert "/club_reminder 3 (hours)" in (harness.session.last_text(CHAT) or "")
+    await harness.say(boss, "/club_reminder 200", chat_id=CHAT)  # over a week
+    async with db.read() as conn:
+        unchanged = await club_for_chat(conn, CHAT)
+    assert unchanged is not None and unchanged.remind_before == 3 * 3600  # the default
+    await harness.say(boss, "/club_reminder 1", chat_id=CHAT)
+    assert harness.session.last_text(CHAT) == (
+        "Reminders of the evenings announced from now on: 1 hour before."
+    )
+    await harness.say(boss, "/club", chat_id=CHAT)
+    assert "Reminders: 1 hour before." in (harness.session.last_text(CHAT) or "")
+    # An evening two hours ahead: not yet reminded; one under an hour ahead: reminded.
+    later = (datetime.now(UTC) + timedelta(hours=2)).strftime("%d.%m.%Y %H:%M")
+    await harness.say(boss, f"/evening {later}; Café Luna; 1", chat_id=CHAT)
+    post = harness.session.last_message(CHAT)
+    assert post is not None
+    await tap(harness, ANN, "Ann", post, "I'm in")
+    poster: ClubPoster = harness.dispatcher["club_posts"]
+    assert await poster.remind(harness.bot) == []
+    await harness.say(boss, "/club_reminder off", chat_id=CHAT)
+    assert harness.session.last_text(CHAT) == (
+        "Reminders of the evenings announced from now on: no reminder."
+    )
+    soon = (datetime.now(UTC) + timedelta(minutes=30)).strftime("%d.%m.%Y %H:%M")
+    await harness.say(boss, f"/evening {soon}; Café Sol; 1", chat_id=CHAT)
+    async with db.read() as conn:
+        kept = [e.remind_before for e in await repo.evenings_of_club(conn, unchanged.id)]
+    assert sorted(kept) == [0, 3600]
+    assert await poster.remind(harness.bot) == []  # the second evening asked for none

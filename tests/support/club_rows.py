@@ -84,6 +84,6 @@ async def add_evening(conn: Conn, club_id: int, owner: int, starts_at: int = WHE
     at = datetime.fromtimestamp(starts_at, UTC)
     evening = await evenings.create_evening(
         conn, club_id, starts_at=at, place="Cafe Luna", seats=None, note=None,
-        created_by=owner, now=at,
+        remind_before=3 * 3600, created_by=owner, now=at,
     )
     return evening.id
