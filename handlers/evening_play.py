@@ -19,7 +19,9 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from bot.publishing import Publisher
 from bot.publishing.club_posts import ClubPoster
 from bot.publishing.notices import run_follow_up
+from bot.reads.evening_result import evening_lines
 from bot.reads.season import season
+from bot.reads.standings import StandingsService
 from bot.services import Refusal
 from bot.services import evening_play as service
 from bot.services.clubs import NO_CLUB_HERE, ClubRow, club_and_role
@@ -162,6 +164,7 @@ async def start_or_close(
     db: Database,
     publisher: Publisher,
     club_posts: ClubPoster,
+    standings: StandingsService,
 ) -> None:
     """The host's answer first, then the group's posts the use case queued, then the
     announcement redrawn (under way, over)."""
@@ -174,11 +177,11 @@ async def start_or_close(
     if isinstance(done, Refusal):
         await message.answer(say(done))
         return
-    await message.answer(
-        texts.started_text(done.tournament.title, done.players)
-        if isinstance(done, service.Started)
-        else texts.closed_text(done.games)
-    )
+    if isinstance(done, service.Started):
+        await message.answer(texts.started_text(done.tournament.title, done.players))
+    else:
+        lines = await evening_lines(standings, done.tournament.id)
+        await message.answer(texts.closed_text(done.tournament.title, done.games, lines))
     await run_follow_up(bot, done.follow_up, publisher)
     await club_posts.changed(bot, done.evening.id)
 

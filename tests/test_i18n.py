@@ -16,7 +16,7 @@ def _msgids() -> set[str]:
     found: set[str] = set()
     for folder in ("bot", "handlers", "scoring"):
         for _file, _line, message, _comments, _ctx in extract_from_dir(
-            ROOT / folder, keywords={"_": None, "__": None, "N_": None}
+            ROOT / folder, keywords={"_": None, "__": None, "N_": None, "ngettext": (1, 2)}
         ):
             found.add(message[0] if isinstance(message, tuple) else message)
     return found

@@ -12,6 +12,7 @@ from bot.db.errors import ChatBusy, InvalidTransition, NotFound
 from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
 
 TournamentStatus = Literal["registration", "running", "finished"]
+TournamentKind = Literal["tournament", "evening"]
 # The roles of a tournament's staff (the staff table's ``role``), named once: the chief
 # judge runs the tournament, a judge enters games.
 StaffRole = Literal["chief", "judge"]
@@ -48,6 +49,8 @@ class TournamentRow:
     language: str = DEFAULT_LANGUAGE
     # IANA name; every time shown for the tournament is local to it (bot.texts.localtime).
     timezone: str = "UTC"
+    # "evening": a club evening's games (docs/club.md), else "tournament".
+    kind: TournamentKind = "tournament"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ class StaffTournament:
 _COLUMNS = (
     "t.id, t.title, t.chat_id, t.distance, t.status, t.created_by, t.created_at, "
     "t.finished_at, t.bot_removed, t.standings_message_id, t.standings_hash, t.roster_version, "
-    "t.language, t.timezone"
+    "t.language, t.timezone, t.kind"
 )
 
 
@@ -79,6 +82,7 @@ def _row(r: sqlite3.Row) -> TournamentRow:
         roster_version=r["roster_version"],
         language=r["language"],
         timezone=r["timezone"],
+        kind=cast(TournamentKind, r["kind"]),
     )
 
 
@@ -100,6 +104,7 @@ async def create_tournament(
     now: datetime | None = None,
     language: str = DEFAULT_LANGUAGE,
     timezone: str = "UTC",
+    kind: TournamentKind = "tournament",
 ) -> TournamentRow:
     """Create a tournament in ``registration``; its creator becomes its chief judge."""
     title = " ".join(title.split())
@@ -114,8 +119,8 @@ async def create_tournament(
     tid = await insert(
         conn,
         "INSERT INTO tournaments (title, chat_id, distance, created_by, created_at, language,"
-        " timezone) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (title, chat_id, distance, created_by, at, language, timezone),
+        " timezone, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (title, chat_id, distance, created_by, at, language, timezone, kind),
     )
     await run(
         conn,

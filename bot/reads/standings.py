@@ -106,6 +106,8 @@ def lot_due(tournament: TournamentRow, ts: TournamentStandings) -> bool:
     distance's games (the places are then final but for the lot), or the chief judge
     has finished the tournament. Before that a tie is passing: the next game may
     break it, and a lot drawn for it would decide nothing."""
+    if tournament.kind == "evening":
+        return False  # a club evening's equal standings share a place (docs/club.md)
     if tournament.status == "finished":
         return True
     rows = ts.standings.rows

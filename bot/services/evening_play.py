@@ -26,7 +26,7 @@ from bot.db import audit, clubs, evenings, games, players, staff, tournaments
 from bot.db import evening_play as repo
 from bot.db import seating as seating_db
 from bot.db.clubs import HOST, OWNER, ClubRow
-from bot.db.connection import Conn, Database, fetch_val, run
+from bot.db.connection import Conn, Database, fetch_val
 from bot.db.errors import NicknameTaken
 from bot.db.evenings import EveningRow, Presence, SignupRow
 from bot.db.players import PlayerRow
@@ -287,9 +287,9 @@ async def start(
             chat_id=club.chat_id,
             language=club.language if club.language in tournaments.LANGUAGES else "ru",
             timezone=club.timezone,
+            kind="evening",
             now=now,
         )
-        await run(conn, "UPDATE tournaments SET kind = 'evening' WHERE id = ?", (tournament.id,))
         for member in people:
             if member.role == HOST and member.user_id != owner:
                 await staff.add_staff(

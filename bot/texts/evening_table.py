@@ -15,11 +15,21 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import ngettext
 
 from bot.texts.markup import html_text
-from bot.texts.rating_format import display_width, fit, points, right
+from bot.texts.rating_format import (
+    MESSAGE_LIMIT,
+    display_width,
+    fit,
+    place_labels,
+    points,
+    right,
+    short_points,
+    utf16_len,
+)
 from bot.texts.seating_text import sitting_out_line, table_line
 from seating import Round
 
 if TYPE_CHECKING:
+    from bot.reads.evening_result import EveningLine
     from bot.reads.season import Season
 
 NAME_WIDTH = 16  # columns of a name in the season's table
@@ -94,12 +104,29 @@ def started_text(title: str, players: int) -> str:
     ).format(title=html_text(title), count=players)
 
 
-def closed_text(games: int) -> str:
-    return ngettext(
-        "The evening is closed after {count} game: its table goes to the group.",
-        "The evening is closed after {count} games: its table goes to the group.",
+def closed_text(title: str, games: int, lines: Sequence[EveningLine]) -> str:
+    """The evening's table: place, name, games, wins, points, best-move points; the
+    rows that fit one message (the rest are in /rating all)."""
+    head = ngettext(
+        "<b>{title}</b> is closed after {count} game. The evening's table:",
+        "<b>{title}</b> is closed after {count} games. The evening's table:",
         games,
-    ).format(count=games)
+    ).format(title=html_text(title), count=games)
+    columns = [_("#"), _("Player"), _("Games"), _("Wins"), _("Points"), _("Best move")]
+    labels = place_labels([line.place for line in lines])
+    rows = [
+        [label, fit(line.player, NAME_WIDTH), str(line.games), short_points(line.wins),
+         points(line.points), points(line.best_move)]
+        for label, line in zip(labels, lines, strict=True)
+    ]
+    shown = len(rows)
+    while True:
+        text = f"{head}\n<pre>{html_text(_table([columns, *rows[:shown]]))}</pre>"
+        if shown < len(rows):
+            text += "\n" + _("…and {count} more: /rating all").format(count=len(rows) - shown)
+        if utf16_len(text) <= MESSAGE_LIMIT or shown <= 1:
+            return text
+        shown -= 1
 
 
 def season_text(season: Season) -> str:

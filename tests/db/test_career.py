@@ -76,8 +76,10 @@ async def test_v15_gives_every_player_a_person_one_per_account(tmp_path: Path) -
     old = await Database.open(path, migrations=MIGRATIONS[:14])
     async with old.transaction() as conn:
         for tid, title in ((1, "A"), (2, "B")):
-            await create_tournament(conn, title=title, distance=10, created_by=CHIEF,
-                                    chat_id=-tid)
+            # Written as schema 14 has it (today's repositories read later columns).
+            await conn.execute(
+                "INSERT INTO tournaments (id, title, chat_id, distance, created_by, created_at)"
+                " VALUES (?, ?, ?, 10, ?, 0)", (tid, title, -tid, CHIEF))
             await add_player(conn, tid, f"Ann{tid}", user_id=77, status="confirmed",
                              decided_by=CHIEF)
             await add_player(conn, tid, "Bob", status="confirmed", decided_by=CHIEF)

@@ -13,10 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from pathlib import Path
 
-from .bot_process import BotFactory, requires_bot
+from scoring import parse_tournament, tournament_breakdowns
+
+from .bot_process import REPO_ROOT, BotFactory, requires_bot
 from .fake_telegram import CallbackAnswer, Chat, FakeTelegram, StoredMessage
 from .scenario import (
     WAIT,
@@ -57,6 +62,21 @@ GAMES = [
     GameSpec(3, 2, (), sheriff=10, don=1, mafia=(2, 3), result="black"),
 ]
 _SEATED = re.compile(r"^\s*(\d+)\.\s+(\S+)\s*$")
+_EVENING_ROW = re.compile(
+    r"^\s*(\d+(?:–\d+)?)\s+(\S+)\s+(\d+)\s+(\S+)\s+(-?\d+\.\d\d)\s+(-?\d+\.\d\d)$")
+
+
+def evening_rows(text: str) -> list[tuple[str, ...]]:
+    """The close's table: place, player, games, wins, points, best-move points."""
+    return [found.groups() for line in text.replace("−", "-").splitlines()
+            if (found := _EVENING_ROW.match(line))]
+
+
+def run_cli(command: str, path: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "scoring", command, str(path)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def listed(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -199,9 +219,10 @@ async def test_a_club_evening(fake_telegram: FakeTelegram, bot_factory: BotFacto
                              play(host_card, GAMES[2 * round_no - 1]))
     assert query(db_path, "SELECT count(*) FROM games WHERE status = 'final'") == [(6,)]
 
-    # The close: the evening's table in the group.
+    # The close: the evening's table in the group, then its standings with a picture.
     mark = fake.seq
     host.send("/close_evening", group)
+    closed = await fake.wait_for_message(group, "The evening's table", after=mark, timeout=WAIT)
     table = await fake.wait_for_message(
         group, lambda m: len(chat_table(m.content)) == len(came), after=mark, timeout=WAIT)
     await fake.wait_for_message(group, lambda m: m.photo is not None, after=mark, timeout=WAIT)
@@ -216,7 +237,21 @@ async def test_a_club_evening(fake_telegram: FakeTelegram, bot_factory: BotFacto
     assert document.document is not None and document.document.data
     export = tmp_path / "evening.json"
     export.write_bytes(document.document.data)
-    assert chat_table(table.content) == scoring_cli(export), table.content
+    engine = scoring_cli(export)
+    assert chat_table(table.content) == engine, table.content
+    assert "lot" not in table.content  # equal points share a place at an evening
+    # The evening's own table: games, wins, points and best moves, each the engine's.
+    document = json.loads(export.read_text("utf-8"))
+    rows = json.loads(run_cli("standings", export))["standings"]
+    best: dict[str, Fraction] = {}
+    for game in tournament_breakdowns(parse_tournament(document)).values():
+        for seat in game.seats:
+            best[seat.player] = best.get(seat.player, Fraction(0)) + seat.best_move
+    assert sum(best.values()) > 0  # the protocols named best moves that count
+    assert evening_rows(closed.content) == [
+        (row.place, row.player, str(r["games"]), str(r["wins"]), row.total,
+         f"{float(best[row.player]):.2f}")
+        for row, r in zip(engine, rows, strict=True)], closed.content
     ratings_input = await exported(fake, owner)
     assert {g["kind"] for g in ratings_input["games"]} == {"club"}
     expected = elo_cli([ratings_input], tmp_path)
@@ -237,6 +272,6 @@ async def test_a_club_evening(fake_telegram: FakeTelegram, bot_factory: BotFacto
 
     await fake.wait_idle(timeout=WAIT)
     assert fake.flood_violations == []
-    assert json.loads(export.read_text("utf-8"))["distance"] == 3  # the most anyone played
+    assert document["distance"] == 3  # the most anyone played
     assert token_leaks(bot, bot_token) == []
     assert log_problems(bot) == []

@@ -121,7 +121,7 @@ async def test_an_evening_of_23_two_tables_three_games(
     assert harness.session.sent_texts(500)  # a player with an account got his seat
     await harness.say(host, "/close_evening", chat_id=GROUP)
     await harness.settle()
-    assert "The evening is closed after 6 games" in "\n".join(harness.session.sent_texts(GROUP))
+    assert "is closed after 6 games. The evening's table:" in "\n".join(harness.session.sent_texts(GROUP))
     shown = harness.session.message(GROUP, post.message_id)
     assert shown is not None and "The evening is over." in (shown.text or "")
     assert "The evening is under way." not in (shown.text or "")
