@@ -12,7 +12,6 @@ from aiogram.utils.i18n import gettext as _
 from bot.services import Refusal
 from bot.services import clubs as service
 from bot.services.clubs import LANGUAGES, NO_CLUB_HERE, OWNER, ClubRow
-from bot.services.phrases import Person
 from bot.services.records import Database
 from bot.texts.evening_text import reminder_time
 from bot.texts.localtime import valid_timezone, zone_label
@@ -80,50 +79,35 @@ def _target(message: Message, args: str | None) -> User | str | None:
     return word if word.startswith("@") and len(word) > 1 else None
 
 
-@router.message(Command("host"), in_group, ClubOwner)
+@router.message(Command("host", "unhost"), in_group, ClubOwner)
 async def host_command(
     message: Message, command: CommandObject, club: ClubRow, db: Database
 ) -> None:
+    """/host and /unhost: the replied message's sender or an @username."""
     assert message.from_user is not None
+    adding = command.command.lower() == "host"
     target = _target(message, command.args)
     if target is None:
-        await message.reply(_("Reply /host to a message of the person, or send /host @username."))
+        await message.reply(
+            _("Reply /host to a message of the person, or send /host @username.")
+            if adding
+            else _("Reply /unhost to a message of the host, or send /unhost @username.")
+        )
         return
-    if isinstance(target, User) and target.is_bot:
+    if adding and isinstance(target, User) and target.is_bot:
         await message.reply(_("A bot or an anonymous admin can't be a host."))
         return
-    done: Person | Refusal = (
-        await service.add_host(db, club, target, message.from_user.id)
-        if isinstance(target, User)
-        else await service.add_host_by_username(db, club, target, message.from_user.id)
-    )
+    change = service.add_host if adding else service.remove_host
+    done = await change(db, club, target, message.from_user.id)
     if isinstance(done, Refusal):
         await message.reply(say(done))
         return
     await message.reply(
-        _("{name} is now a host of {club}.").format(name=say(done), club=quoted(club.title))
-    )
-
-
-@router.message(Command("unhost"), in_group, ClubOwner)
-async def unhost_command(
-    message: Message, command: CommandObject, club: ClubRow, db: Database
-) -> None:
-    assert message.from_user is not None
-    target = _target(message, command.args)
-    if target is None:
-        await message.reply(_("Reply /unhost to a message of the host, or send /unhost @username."))
-        return
-    done = (
-        await service.remove_host(db, club, target.id, message.from_user.id)
-        if isinstance(target, User)
-        else await service.remove_host_by_username(db, club, target, message.from_user.id)
-    )
-    if isinstance(done, Refusal):
-        await message.reply(say(done))
-        return
-    await message.reply(
-        _("{name} is no longer a host of {club}.").format(name=say(done), club=quoted(club.title))
+        (
+            _("{name} is now a host of {club}.")
+            if adding
+            else _("{name} is no longer a host of {club}.")
+        ).format(name=say(done), club=quoted(club.title))
     )
 
 

@@ -8,7 +8,6 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
-from typing import Protocol
 
 from bot.db import audit, clubs, staff, users
 from bot.db.clubs import HOST, OWNER, ClubRole, ClubRow, ClubStaffRow
@@ -18,6 +17,7 @@ from bot.db.tournaments import JUDGE, LANGUAGES
 from bot.services import N_, Refusal
 from bot.services.notices import people, person
 from bot.services.phrases import Person, Verbatim
+from bot.services.staff import Profile
 
 __all__ = [
     "HOST",
@@ -35,25 +35,6 @@ NO_CLUB_HERE = Refusal(
 )
 ONLY_OWNER = Refusal(N_("Only the club's owner can do that."))
 ONLY_HOSTS = Refusal(N_("Only the club's owner and hosts can do that."))
-
-
-class Profile(Protocol):
-    """Someone as a Telegram update shows him (an aiogram ``User``)."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def first_name(self) -> str: ...
-
-    @property
-    def last_name(self) -> str | None: ...
-
-    @property
-    def username(self) -> str | None: ...
-
-    @property
-    def language_code(self) -> str | None: ...
 
 
 # -- who is what ------------------------------------------------------------------------
@@ -153,10 +134,41 @@ async def _judges_of_running(conn: Conn, club_id: int) -> list[int]:
     return [e.tournament_id for e in running if e.tournament_id is not None]
 
 
+async def _known(db: Database, who: Profile | str) -> Profile | None:
+    """``who`` itself, or the one the bot has seen with that @username."""
+    if not isinstance(who, str):
+        return who
+    async with db.read() as conn:
+        found = await users.find_user_by_username(conn, who)
+    if found is None:
+        return None
+    return _Known(found.user_id, found.first_name, None, found.username, found.language_code)
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    id: int
+    first_name: str
+    last_name: str | None
+    username: str | None
+    language_code: str | None
+
+
+def _unknown(username: str, text: str) -> Refusal:
+    return Refusal(text, {"username": Verbatim(username.lstrip("@"))})
+
+
 async def add_host(
-    db: Database, club: ClubRow, someone: Profile, actor_id: int
+    db: Database, club: ClubRow, who: Profile | str, actor_id: int
 ) -> Person | Refusal:
-    """Make ``someone`` a host; a judge of the tournament of an evening being played too."""
+    """Make ``who`` (his profile, or an @username the bot has seen) a host; a judge of
+    the tournament of an evening being played too."""
+    someone = await _known(db, who)
+    if someone is None:
+        assert isinstance(who, str)
+        return _unknown(
+            who, N_("I don't know @{username} yet: reply /host to a message of his in the group.")
+        )
     async with db.transaction() as conn:
         await _remember(conn, someone)
         name = await person(conn, someone.id)
@@ -183,35 +195,16 @@ async def add_host(
     return name
 
 
-async def add_host_by_username(
-    db: Database, club: ClubRow, username: str, actor_id: int
+async def remove_host(
+    db: Database, club: ClubRow, who: Profile | str, actor_id: int
 ) -> Person | Refusal:
-    async with db.read() as conn:
-        found = await users.find_user_by_username(conn, username)
-    if found is None:
-        return Refusal(
-            N_("I don't know @{username} yet: reply /host to a message of his in the group."),
-            {"username": Verbatim(username.lstrip("@"))},
-        )
-    return await add_host(
-        db,
-        club,
-        _Known(found.user_id, found.first_name, None, found.username, found.language_code),
-        actor_id,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Known:
-    id: int
-    first_name: str
-    last_name: str | None
-    username: str | None
-    language_code: str | None
-
-
-async def remove_host(db: Database, club: ClubRow, user_id: int, actor_id: int) -> Person | Refusal:
-    """Take a host off; off the staff of an evening being played too (as a judge)."""
+    """Take a host off (his profile, or an @username the bot has seen); off the staff of
+    an evening being played too (as a judge)."""
+    someone = await _known(db, who)
+    if someone is None:
+        assert isinstance(who, str)
+        return _unknown(who, N_("I don't know @{username}."))
+    user_id = someone.id
     async with db.transaction() as conn:
         name = await person(conn, user_id)
         before = await clubs.get_staff(conn, club.id, user_id)
@@ -235,18 +228,6 @@ async def remove_host(db: Database, club: ClubRow, user_id: int, actor_id: int) 
             before=before,
         )
     return name
-
-
-async def remove_host_by_username(
-    db: Database, club: ClubRow, username: str, actor_id: int
-) -> Person | Refusal:
-    async with db.read() as conn:
-        found = await users.find_user_by_username(conn, username)
-    if found is None:
-        return Refusal(
-            N_("I don't know @{username}."), {"username": Verbatim(username.lstrip("@"))}
-        )
-    return await remove_host(db, club, found.user_id, actor_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,8 @@ from bot.db.evenings import EveningRow, Lineup, SignupRow
 from bot.db.players import nickname_key, normalize_nickname
 from bot.db.timeutil import utcnow
 from bot.services import N_, Refusal
-from bot.services.clubs import Profile
 from bot.services.phrases import Verbatim
+from bot.services.staff import Profile
 
 __all__ = ["EveningRow", "Lineup", "SignupRow"]
 

@@ -124,6 +124,9 @@ class Profile(Protocol):
     def first_name(self) -> str: ...
 
     @property
+    def last_name(self) -> str | None: ...
+
+    @property
     def username(self) -> str | None: ...
 
     @property

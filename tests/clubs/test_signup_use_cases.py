@@ -172,11 +172,11 @@ async def test_hosts_follow_into_the_running_evenings_staff(db: Database) -> Non
         assert await staff.staff_role(conn, t.id, 31) == "judge"
         assert await clubs_repo.club_role(conn, club.id, 31) == "host"
     assert isinstance(await clubs.add_host(db, club, Who(31, "Hal"), OWNER), Refusal)
-    assert not isinstance(await clubs.remove_host(db, club, 31, OWNER), Refusal)
+    assert not isinstance(await clubs.remove_host(db, club, Who(31, "Hal"), OWNER), Refusal)
     async with db.read() as conn:
         assert await staff.staff_role(conn, t.id, 31) is None
         assert await clubs_repo.club_role(conn, club.id, 31) is None
-    assert isinstance(await clubs.remove_host(db, club, OWNER, OWNER), Refusal)
+    assert isinstance(await clubs.remove_host(db, club, Who(OWNER, "Olga"), OWNER), Refusal)
 
 
 def test_the_evening_line_is_read_in_the_clubs_zone() -> None:

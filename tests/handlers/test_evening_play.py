@@ -121,7 +121,8 @@ async def test_an_evening_of_23_two_tables_three_games(
     assert harness.session.sent_texts(500)  # a player with an account got his seat
     await harness.say(host, "/close_evening", chat_id=GROUP)
     await harness.settle()
-    assert "is closed after 6 games. The evening's table:" in "\n".join(harness.session.sent_texts(GROUP))
+    closed = next(t for t in harness.session.sent_texts(GROUP) if "The evening's table" in t)
+    assert "is closed after 6 games." in closed and all(name in closed for name in NAMES)
     shown = harness.session.message(GROUP, post.message_id)
     assert shown is not None and "The evening is over." in (shown.text or "")
     assert "The evening is under way." not in (shown.text or "")
