@@ -80,6 +80,7 @@ bench: venv $(DEV_STAMP)
 	$(BIN)/python bench/posting_bench.py
 	$(BIN)/python bench/live_bench.py
 	$(BIN)/python bench/page_bench.py
+	$(BIN)/python bench/save_path.py
 
 # Refresh the message template after changing texts; translate the new entries in the
 # feature's file of locales/ru/LC_MESSAGES/ (card.po, standings.po, seating.po, ...;

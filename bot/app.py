@@ -44,6 +44,7 @@ from bot.telegram.startup import TokenRefused, first_contact
 from bot.telegram.watch import TelegramWatch
 from bot.texts.i18n import create_i18n
 from bot.web.server import add_webhook, create_app, start_server
+from handlers.game_entry.notices import NOTICES
 from handlers.game_entry.spec import Desk
 from handlers.game_entry.steps import CARD
 
@@ -111,7 +112,7 @@ def build_dispatcher(db: Database, settings: Settings | None = None) -> Dispatch
     dp.startup.register(club_posts.start)
     dp.shutdown.register(club_posts.stop)
     # What the judge's card works with (handlers.game_entry): the above and its steps.
-    dp["desk"] = Desk(db, standings, publisher, i18n, CARD, settings, background)
+    dp["desk"] = Desk(db, standings, publisher, i18n, CARD, settings, NOTICES, background)
     # What a previous run left in the outbox goes out once polling starts...
     dp.startup.register(publisher.resume)
     # ...and debounced standings still waiting are published before the bot stops.
@@ -227,7 +228,6 @@ def live_runtime(dp: Dispatcher, bot: Bot, *, token: str, max_age: int,
     catalog and standings, and the card's views, so a game saved there reads as one
     saved on the card."""
     from bot.web.runtime import LiveRuntime
-    from handlers.game_entry.notices import NOTICES
 
     return LiveRuntime(
         bot=bot, db=dp["db"], publisher=dp["publisher"], i18n=dp["i18n"],

@@ -460,6 +460,34 @@ def to_game(p: Protocol, game_id: str, players: Sequence[str], *,
     )
 
 
+def of_game(game: Game) -> Protocol | Refusal:
+    """The protocol of a whole ``game`` entered by its outcome commands, as the card
+    enters it, or the first rule they break: a game is stored only if its protocol
+    accepts it, however it was entered (the card, the live page)."""
+    seats = {role: [n for n in SEAT_NUMBERS if game.seat(n).role is role] for role in Role}
+    commands: list[dict[str, object]] = [
+        {"type": "roles", "sheriff": seats[Role.SHERIFF][0], "don": seats[Role.DON][0],
+         "mafia": seats[Role.MAFIA]},
+        {"type": "day1", "count": game.day1_voted_out},
+        {"type": "night1", "seat": game.first_killed},
+    ]
+    commands += [{"type": "best_move", "seat": seat} for seat in game.best_move]
+    if game.best_move and len(game.best_move) < BEST_MOVE_NUMBERS_MAX:
+        commands.append({"type": "best_move_end"})  # a stored best move is accepted
+    if game.best_move_hint:
+        commands.append({"type": "best_move_hint"})
+    commands.append({"type": "result", "result": game.result.value})
+    for n in SEAT_NUMBERS:
+        if n in game.disqualified:
+            commands.append({"type": "disqualify", "seat": n})
+        commands += [{"type": "penalty", "seat": n, "rule": rule}
+                     for rule in game.penalties.get(n, ())]
+        if game.judge_extras.get(n):
+            commands.append({"type": "extra", "seat": n,
+                             "hundredths": int(game.judge_extras[n] * 100)})
+    return replay(commands)
+
+
 _NAMES = tuple(f"seat {n}" for n in SEAT_NUMBERS)
 
 

@@ -22,7 +22,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.db.connection import Database
 from bot.db.games import ApprovalRow, GameDraft, GameRecord
 from bot.db.players import PlayerRow
-from bot.services.games import GameNews, Sent, approval_asked
+from bot.services.game_save import GameNews, Sent, approval_asked
 from bot.services.notices import FollowUp, Notice
 from bot.services.phrases import ResultLines
 from bot.texts.phrases import say, spoken

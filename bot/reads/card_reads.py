@@ -1,7 +1,7 @@
 """What the judge's card reads as the judge taps: players, games, approvals, titles.
 
 Plain queries, each in its own read transaction (the card changes nothing until Save,
-``bot.services.games``); here so that handlers reach data only through
+``bot.services.game_save``); here so that handlers reach data only through
 ``bot.services``.
 """
 

@@ -1,13 +1,8 @@
-"""Use cases of games (docs/organiser.md): Save a game or its correction, annul a
-game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and players
-a judge adds at his table.
+"""Use cases of games (docs/organiser.md) besides the Save (``bot.services.game_save``):
+annul a game, the chief judge's decision on judge's points above 0.5 (8.4.3, D7), and
+players a judge adds at his table.
 
-Each owns its transaction with the audit entry and the outbox rows. Save returns the
-game with its :class:`GameNews`: who must hear what once the judge has his answer (the
-group's outbox, the chief judges' approval requests, changes to the seating plan); its
-caller answers the judge, then hands the news to ``bot.publishing.notices.GameTeller``,
-which words and sends them and records the approval requests' messages here
-(:func:`approval_asked`), to be edited once decided. The other use cases take
+Each owns its transaction with the audit entry and the outbox rows. They take
 ``acknowledge``, the handler's reply, and call it right after the commit, before the
 caller's ``Teller`` publishes and tells the others.
 
@@ -19,35 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Protocol
 
 from bot.db import audit, games, players, staff, tournaments, users
-from bot.db import stages as stages_db
-from bot.db.connection import Conn, Database
+from bot.db.connection import Database
 from bot.db.errors import (
     AlreadyDecided,
-    DuplicateTable,
-    GameAnnulled,
-    InvalidDraft,
     InvalidNickname,
     NicknameTaken,
-    NotEntrants,
-    NotFound,
     PlayerHasGames,
     UserAlreadyPlayer,
 )
-from bot.db.games import ApprovalRow, GameDraft, GameRecord
+from bot.db.games import ApprovalRow, GameRecord
 from bot.db.players import PlayerRow
-from bot.db.timeutil import utcnow
 from bot.db.tournaments import CHIEF
-from bot.reads.stored_plans import accepted_plan
 from bot.services import N_, Refusal
 from bot.services.notices import Notice, Outbox, locale_of_user, notice_to
-from bot.services.phrases import Joined, Phrase, ResultLines, StageName, Verbatim, locale_for
-from bot.services.seating_rounds import round_saved
-from scoring import Role, protocol
-from scoring.judging import APPROVAL_THRESHOLD, BEST_MOVE_NUMBERS_MAX
+from bot.services.phrases import Joined, Phrase, locale_for
+from scoring.judging import APPROVAL_THRESHOLD
 
 
 class Runtime(Protocol):
@@ -58,10 +42,6 @@ class Runtime(Protocol):
 
     @property
     def publisher(self) -> Outbox: ...
-
-
-# A message sent: (chat id, message id).
-Sent = tuple[int, int]
 
 
 class Teller(Protocol):
@@ -84,234 +64,6 @@ class Teller(Protocol):
         self, judge: int, locale: str, approval: ApprovalRow, game: GameRecord
     ) -> None:
         """The game's judge hears the chief judge's decision on his points."""
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalAsk:
-    """Judge's points above 0.5 the chief judges are to decide (D7): each of ``chiefs``
-    (user id, language) is asked; ``judge`` is who gave them, as the request names him."""
-
-    approval: ApprovalRow
-    chiefs: tuple[tuple[int, str], ...]
-    title: str
-    judge: str
-
-
-@dataclass(frozen=True, slots=True)
-class GameNews:
-    """What others must hear once a Save is committed and its judge answered, in order:
-    the group's outbox, the approval requests (``unreached``, the judge's notice, when no
-    chief judge could be reached), then ``notices``."""
-
-    game: GameRecord
-    approvals: tuple[ApprovalAsk, ...] = ()
-    unreached: tuple[Notice, ...] = ()
-    notices: tuple[Notice, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Saved:
-    record: GameRecord
-    news: GameNews
-
-
-@dataclass(frozen=True, slots=True)
-class Gone(Refusal):
-    """The game was annulled (or deleted) meanwhile: its correction can't be saved."""
-
-
-# -- Save ----------------------------------------------------------------------------------------
-
-
-async def save_game(
-    rt: Runtime,
-    *,
-    tournament_id: int,
-    draft: GameDraft,
-    correcting: int | None,
-    actor: int,
-    lines: ResultLines,
-) -> Saved | Refusal:
-    """Save a new game (idempotent by its ``draft_id``; the chat gets its result line,
-    without points while its stage is hidden: D17) or, with ``correcting`` (a game id),
-    a correction of a stored game (audited with before and after). A new game ends now:
-    the protest window opens (8.8.1, D11). Returns the game and its news: the chat's
-    update, the chief judges' requests for judge's points above 0.5 (D7), and a
-    changed seating plan's notices."""
-    refused = protocol_refusal(draft)
-    if refused is not None:
-        return refused
-    return await store_game(
-        rt, tournament_id=tournament_id, draft=draft, correcting=correcting, actor=actor,
-        lines=lines,
-    )
-
-
-async def store_game(
-    rt: Runtime,
-    *,
-    tournament_id: int,
-    draft: GameDraft,
-    correcting: int | None,
-    actor: int,
-    lines: ResultLines,
-) -> Saved | Refusal:
-    """``save_game`` of a draft the protocol accepted already (``protocol_refusal``)."""
-    ended_at = utcnow()
-    try:
-        async with rt.db.transaction() as conn:
-            if correcting is not None:
-                record = await _save_correction(rt, conn, correcting, draft, actor)
-            else:
-                record = await _save_new(rt, conn, tournament_id, draft, actor, ended_at, lines)
-    except DuplicateTable as exc:
-        return Refusal(
-            N_("Round {round}, table {table} was saved meanwhile (game #{id}). Nothing was "
-               "saved: change the round or table (step 1)."),
-            {"round": exc.round, "table": exc.table_no, "id": exc.game_id},
-        )
-    except (GameAnnulled, NotFound):
-        return Gone(N_("This game was annulled meanwhile; the correction was not saved."))
-    except NotEntrants as exc:
-        return Refusal(
-            N_("Not saved: not among the entrants of the {stage} stage: {players} (the "
-               "chief judge may have just replaced one). Seat the table again on the card."),
-            {"players": Verbatim(", ".join(exc.names)), "stage": StageName(exc.stage)},
-        )
-    except InvalidDraft as exc:
-        return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
-    approvals, unreached = await _approvals_to_ask(rt.db, record)
-    changes = await _plan_change_notices(rt.db, record, actor) if correcting is None else ()
-    return Saved(record, GameNews(record, approvals, unreached, changes))
-
-
-def protocol_commands(draft: GameDraft) -> list[dict[str, object]]:
-    """The game's protocol commands (``scoring.protocol``) that make ``draft``."""
-    seats = {role: [n for n, s in enumerate(draft.seats, start=1) if s.role is role]
-             for role in Role}
-    commands: list[dict[str, object]] = [
-        {"type": "roles", "sheriff": seats[Role.SHERIFF][0], "don": seats[Role.DON][0],
-         "mafia": seats[Role.MAFIA]},
-        {"type": "day1", "count": draft.day1_voted_out},
-        {"type": "night1", "seat": draft.first_killed},
-    ]
-    commands += [{"type": "best_move", "seat": seat} for seat in draft.best_move]
-    if draft.best_move and len(draft.best_move) < BEST_MOVE_NUMBERS_MAX:
-        commands.append({"type": "best_move_end"})  # a stored best move is accepted
-    if draft.best_move_hint:
-        commands.append({"type": "best_move_hint"})
-    commands.append({"type": "result", "result": draft.result.value})
-    for n, seat in enumerate(draft.seats, start=1):
-        if seat.disqualified:
-            commands.append({"type": "disqualify", "seat": n})
-        commands += [{"type": "penalty", "seat": n, "rule": rule} for rule in seat.penalties]
-        if seat.judge_extra:
-            commands.append({"type": "extra", "seat": n, "hundredths": seat.judge_extra})
-    return commands
-
-
-def protocol_refusal(draft: GameDraft) -> Refusal | None:
-    """Whether the game's protocol accepts ``draft`` (the card's path and any other):
-    a draft it refuses is not stored, and the judge learns the rule it breaks."""
-    commands = protocol_commands(draft)
-    replayed = protocol.replay(commands)
-    if not isinstance(replayed, protocol.Refusal):
-        return None
-    reason = Phrase(replayed.text, replayed.params)
-    if not replayed.rule[:1].isdigit():  # the team's own ids (D1-D17) are no judge's business
-        return Refusal(N_("Not saved: {reason}"), {"reason": reason})
-    return Refusal(N_("Not saved: {rule}: {reason}"), {"rule": replayed.rule, "reason": reason})
-
-
-async def _plan_change_notices(db: Database, game: GameRecord, actor: int) -> tuple[Notice, ...]:
-    """A table of the accepted seating plan played with a substitute: the chief judges
-    (but the one who saved it) learn who played instead of whom, and that the remaining
-    rounds can be re-planned if a player left."""
-    plan = await accepted_plan(db, game.tournament_id)
-    planned = plan.seats_at(game.round, game.table_no) if plan else None
-    swaps = [
-        (seat.seat, seat.nickname, planned[seat.seat - 1])
-        for seat in game.seats
-        if planned is not None and seat.player_id != planned[seat.seat - 1]
-    ]
-    if not swaps or plan is None:
-        return ()
-    names = {pid: name for name, pid in plan.ids.items()}
-    async with db.read() as conn:
-        chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
-        title = (await tournaments.require_tournament(conn, game.tournament_id)).title
-
-    lines = [
-        Phrase(
-            N_("Seat {seat}: {player} instead of {planned}."),
-            {"seat": seat, "player": Verbatim(nickname),
-             "planned": Verbatim(names.get(pid, "?"))},
-        )
-        for seat, nickname, pid in swaps
-    ]
-    said = Joined((
-        Phrase(
-            N_("«{title}», game {code} was played with a change to the seating plan:"),
-            {"title": Verbatim(title), "code": game.code},
-        ),
-        *lines,
-        Phrase(N_("If a player left the tournament, re-plan the remaining rounds with /seating.")),
-    ), "\n")
-    told = [chief.user_id for chief in chiefs if chief.user_id != actor]
-    async with db.read() as conn:
-        profiles = await users.get_users(conn, told)
-    return tuple(Notice(uid, said, locale_for(profiles.get(uid))) for uid in told)
-
-
-async def _save_correction(
-    rt: Runtime, conn: Conn, game_id: int, draft: GameDraft, actor: int
-) -> GameRecord:
-    """Within the transaction: the stored game replaced, audited with before and after."""
-    before = await games.require_game(conn, game_id)
-    record = await games.update_game(conn, game_id, draft)
-    await audit.record(
-        conn,
-        "game.update",
-        record.id,
-        record.tournament_id,
-        actor,
-        before=before,
-        after=record,
-    )
-    await rt.publisher.enqueue(conn, record.tournament_id)
-    await round_saved(conn, record.tournament_id, record.round)  # a moved game may end it
-    return record
-
-
-async def _save_new(
-    rt: Runtime,
-    conn: Conn,
-    tournament_id: int,
-    draft: GameDraft,
-    actor: int,
-    ended_at: datetime,
-    lines: ResultLines,
-) -> GameRecord:
-    """Within the transaction: a Save delivered again finds its game stored and adds
-    neither an audit entry nor a second result line. The line's wording follows the
-    stage the game was stored in, decided here for the card and the live protocol alike."""
-    fresh = await games.get_game_by_draft(conn, draft.draft_id) is None
-    game_id = await games.save_game(conn, tournament_id, draft, actor, ended_at)
-    record = await games.require_game(conn, game_id)
-    if fresh:
-        await audit.record(
-            conn,
-            "game.save",
-            record.id,
-            record.tournament_id,
-            actor,
-            after=record,
-        )
-        hidden = await stages_db.game_hides_figures(conn, record.id)
-        line = lines.hidden if hidden else lines.shown
-        await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
-        await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
-    return record
 
 
 # -- the chief judge: his games, annulment ---------------------------------------------------
@@ -415,40 +167,6 @@ async def _decide(
         )
         await rt.publisher.enqueue(conn, game.tournament_id)
     return Decision(decided, after, fresh=True)
-
-
-async def _approvals_to_ask(
-    db: Database, game: GameRecord
-) -> tuple[tuple[ApprovalAsk, ...], tuple[Notice, ...]]:
-    """The approvals of ``game`` no chief judge was asked about yet, whom to ask, and the
-    judge's notice for when none of them can be reached."""
-    async with db.read() as conn:
-        rows = [
-            a
-            for a in await games.approvals_for_game(conn, game.id)
-            if a.status == "pending" and not a.messages
-        ]
-        if not rows:
-            return (), ()
-        t = await tournaments.get_tournament(conn, game.tournament_id)
-        chiefs = await staff.list_staff(conn, game.tournament_id, role=CHIEF)
-        profiles = await users.get_users(conn, [c.user_id for c in chiefs] + [game.judge_id])
-    judge = profiles.get(game.judge_id)
-    unreached = (Notice(game.judge_id, Phrase(N_(
-        "I could not reach the chief judge for the approval. He can decide it in /games."
-    )), locale_for(judge)),)
-    judge_name = judge.first_name if judge else str(game.judge_id)
-    asked = tuple(
-        (chief.user_id, locale_for(profiles.get(chief.user_id))) for chief in chiefs
-    )
-    title = t.title if t else ""
-    return tuple(ApprovalAsk(row, asked, title, judge_name) for row in rows), unreached
-
-
-async def approval_asked(db: Database, approval_id: int, sent: list[Sent]) -> None:
-    """The messages an approval request went out as, edited once it is decided."""
-    async with db.transaction() as conn:
-        await games.set_approval_messages(conn, approval_id, sent)
 
 
 async def _tell(rt: Runtime, teller: Teller, user_id: int, said: Phrase | Joined) -> None:
@@ -563,22 +281,13 @@ async def decide_table_player(
 
 
 __all__ = [
-    "ApprovalAsk",
     "Decision",
-    "GameNews",
-    "Gone",
-    "ResultLines",
     "Runtime",
-    "Saved",
-    "Sent",
     "TablePlayer",
     "Teller",
     "add_player_at_table",
     "annul_game",
-    "approval_asked",
     "ask_chiefs_to_confirm",
     "decide_approval",
     "decide_table_player",
-    "save_game",
-    "store_game",
 ]

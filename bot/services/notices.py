@@ -4,9 +4,9 @@ other people, each in its reader's language, and the group's outbox to post now.
 The use case decides who is told what, in which language; the caller answers the
 acting user first, then delivers the :class:`FollowUp` through ``bot.publishing.notices``
 (which words each notice and attaches the caller's buttons where one asks for a
-decision). The game use cases (``bot.services.games``) tell theirs through the
-:class:`~bot.services.games.Teller` their caller passes, because they store what was
-sent (an approval request's messages, edited once it is decided).
+decision). The game use cases tell theirs through a ``GameTeller``
+(``bot.services.games.Teller``), because what was sent is stored (an approval request's
+messages, edited once it is decided: ``bot.services.game_save.approval_asked``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ best move.
 
 The card's steps are ``steps/`` (one module each, assembled in ``steps.CARD``, which
 the app's wiring puts in the Dispatcher's workflow data as ``card``); the use cases
-are ``bot.services.games``. Every handler here takes what it uses by name, as the
-other routers do, and builds the card's ``spec.Ctx`` from it where it works on a card.
+are ``bot.services.game_save`` (the Save) and ``bot.services.games``. Every handler
+here takes what it uses by name, as the other routers do, and builds the card's
+``spec.Ctx`` from it where it works on a card.
 """
 
 from __future__ import annotations

@@ -10,14 +10,12 @@ and the game's judge is told (``bot.services.games.decide_approval``).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
-from bot.publishing import Publisher
 from bot.services import Refusal
 from bot.services.games import (
     ONLY_CHIEF_APPROVES,
@@ -25,21 +23,13 @@ from bot.services.games import (
     Decision,
     decide_approval,
 )
-from bot.services.records import Database
 from handlers.filters import ChiefJudge, answer_refusal
 from handlers.game_entry.callbacks import ApprovalDecision
-from handlers.game_entry.notices import NOTICES, teller
+from handlers.game_entry.notices import NOTICES
+from handlers.game_entry.spec import Desk
 
 log = logging.getLogger(__name__)
 router = Router(name="game_entry.approvals")
-
-
-@dataclass(frozen=True, slots=True)
-class _Runtime:
-    """What ``decide_approval`` records in (``bot.services.games.Runtime``)."""
-
-    db: Database
-    publisher: Publisher
 
 
 @router.callback_query(
@@ -52,8 +42,7 @@ async def decide(
     callback: CallbackQuery,
     callback_data: ApprovalDecision,
     bot: Bot,
-    db: Database,
-    publisher: Publisher,
+    desk: Desk,
 ) -> None:
     own = _own_message(callback)
 
@@ -65,8 +54,8 @@ async def decide(
         await _edit(bot, targets, NOTICES.approval_decided(decision.approval, decision.game))
 
     found = await decide_approval(
-        _Runtime(db, publisher),
-        teller(bot, publisher),
+        desk,
+        desk.teller(bot),
         approval_id=callback_data.id,
         actor=callback.from_user.id,
         lower=callback_data.a == "low",

@@ -23,8 +23,7 @@ from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.commands import attempt, refusal_text
 from handlers.game_entry.draft import DATA_KEY, Draft
-from handlers.game_entry.flow import current_draft, show
-from handlers.game_entry.saved_live import closed_by_live
+from handlers.game_entry.flow import closed_by_live, current_draft, show
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (

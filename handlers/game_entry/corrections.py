@@ -36,11 +36,10 @@ from handlers.filters import ChiefJudge
 from handlers.game_entry.callbacks import ApprovalDecision, GameAction, GamesPage
 from handlers.game_entry.card import saved_text
 from handlers.game_entry.draft import draft_from_record
-from handlers.game_entry.flow import current_draft, retire_card, show
-from handlers.game_entry.notices import approval_markup, teller
+from handlers.game_entry.flow import current_draft, retire_card, show, void_request
+from handlers.game_entry.notices import approval_markup
 from handlers.game_entry.saved import saved_view
 from handlers.game_entry.spec import Ctx, Desk
-from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 
 log = logging.getLogger(__name__)
@@ -229,7 +228,7 @@ async def _annul(callback: CallbackQuery, ctx: Ctx, game: GameRecord) -> None:
                        None)
 
     await annul_game(
-        ctx, teller(ctx.bot, ctx.publisher), game=game, actor=callback.from_user.id,
+        ctx, ctx.teller, game=game, actor=callback.from_user.id,
         acknowledge=annulled,
     )
 

@@ -19,19 +19,20 @@ from handlers.game_entry.flow import (
     STALE,
     apply,
     authorize,
+    closed_by_live,
     current_draft,
     is_stale,
     persist,
     render,
     retire_card,
+    saved_live_text,
     show,
+    void_request,
 )
 from handlers.game_entry.live import list_live_drafts
 from handlers.game_entry.meaning import Before, tap_meaning
-from handlers.game_entry.saved_live import closed_by_live, saved_live_text
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
-from handlers.game_entry.steps.best_move import void_request
 from scoring import N_
 
 router = Router(name="game_entry.entry")

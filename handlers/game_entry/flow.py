@@ -1,5 +1,7 @@
 """The machinery shared by every step: loading the draft, checking who taps, applying a
-tap, and showing the card (one message, edited in place)."""
+tap, showing the card (one message, edited in place), and closing it: its keyboard and
+the first-killed player's request taken off when they no longer lead anywhere, as when
+the live protocol saved the card's game (README, "The live protocol")."""
 
 from __future__ import annotations
 
@@ -10,15 +12,17 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery
+from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 
 from bot.reads import card_reads
-from bot.services.records import CHIEF, JUDGE
+from bot.services import live
+from bot.services.records import CHIEF, JUDGE, GameRecord
 from bot.services.staff import tournament_and_role
 from bot.telegram.fsm_storage import SQLiteStorage
 from bot.texts.rule_issues import Issue
 from handlers.game_entry.callbacks import Step
-from handlers.game_entry.card import render_text
+from handlers.game_entry.card import render_text, seats_list
 from handlers.game_entry.draft import DATA_KEY, Draft, problems
 from handlers.game_entry.keyboards import keyboard
 from handlers.game_entry.live import with_live_button
@@ -29,6 +33,9 @@ from scoring import N_, SEAT_NUMBERS
 log = logging.getLogger(__name__)
 
 STALE = N_("This card is out of date. Use the latest card or /game.")
+SAVED_LIVE = N_("This game was saved in the live protocol as game {code}; nothing was "
+                "changed on this card.")
+PLAYER_TOLD = N_("The judge saved this game in the live protocol.")
 
 
 async def current_draft(state: FSMContext) -> Draft | None:
@@ -132,6 +139,53 @@ async def retire_card(bot: Bot, chat_id: int, message_id: int, text: str) -> Non
         await bot.edit_message_text(text=text, chat_id=chat_id, message_id=message_id)
     except TelegramAPIError as exc:  # gone or unchanged: nothing to take off
         log.debug("old card %s/%s not edited: %s", chat_id, message_id, exc)
+
+
+async def void_request(bot: Bot, i18n: I18n, d: Draft, msgid: str) -> None:
+    """Take the buttons off the first-killed player's request (the judge took over,
+    changed the first-killed seat or cancelled, the game was saved live)."""
+    if d.bm_msg is None:
+        return
+    chat_id, message_id = d.bm_msg
+    with i18n.use_locale(d.bm_locale):
+        text = _(msgid)
+        if d.bm:
+            text += "\n" + _("Named: {seats}").format(seats=seats_list(d.bm))
+    try:
+        await bot.edit_message_text(text=text, chat_id=chat_id, message_id=message_id)
+    except TelegramAPIError as exc:
+        log.info("best move request %s/%s not edited: %s", chat_id, message_id, exc)
+
+
+def saved_live_text(game: GameRecord) -> str:
+    """What the judge is told of a card whose game the live protocol saved, in the
+    current locale."""
+    return _(SAVED_LIVE).format(code=game.code)
+
+
+async def closed_by_live(ctx: Ctx, d: Draft) -> GameRecord | None:
+    """The game, when the live protocol saved the card's game (the Mini App's Save
+    stores the card's own game, the same ``draft_id``): the card is then closed
+    (``close_card``). None: the card goes on (a live draft exists only once the seats
+    are filled)."""
+    if d.mode != "new" or not d.seats_done:
+        return None
+    game = await live.saved_live(ctx.db, d.draft_id)
+    if game is None:
+        return None
+    await close_card(ctx, d, game)
+    return game
+
+
+async def close_card(ctx: Ctx, d: Draft, game: GameRecord) -> None:
+    """The card's draft is dropped, so whatever the judge does with the card next finds
+    it closed; its message and the player's best-move request say where the game went,
+    without buttons, and nothing is changed."""
+    await ctx.state.clear()
+    with ctx.i18n.use_locale(d.locale):
+        text = "📱 " + saved_live_text(game)
+    await retire_card(ctx.bot, d.card_chat, d.card_id, text)
+    await void_request(ctx.bot, ctx.i18n, d, PLAYER_TOLD)
 
 
 async def show(ctx: Ctx, d: Draft) -> None:

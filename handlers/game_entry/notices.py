@@ -1,17 +1,15 @@
 """How the game use cases' messages to other people read (``bot.publishing.notices.GameViews``):
 the chief judges' approval requests (D7) and the players added at a table, with their
 buttons, and an approval's decision. Rendered in the locale current when called;
-``teller`` sends them for the use cases (``bot.services.games.Teller``)."""
+the wiring (``bot.app``) gives them to the card's ``Desk`` and the live pages, whose
+``GameTeller`` sends them for the use cases (``bot.services.games.Teller``)."""
 
 from __future__ import annotations
 
-from aiogram import Bot
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.publishing import Publisher
-from bot.publishing.notices import GameTeller
 from bot.services.records import ApprovalRow, GameRecord, PlayerRow
 from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import ApprovalDecision, RosterDecision
@@ -95,8 +93,3 @@ class Notices:
 
 
 NOTICES = Notices()
-
-
-def teller(bot: Bot, publisher: Publisher) -> GameTeller:
-    """The game use cases' news, in these words, sent through ``bot``."""
-    return GameTeller(bot, publisher, NOTICES)

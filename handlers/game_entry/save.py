@@ -25,10 +25,9 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.services.game_save import NotSaved, Reviewed, Saved, SavedLive, Unready, save
-from bot.services.games import Gone
+from bot.services import Refusal
+from bot.services.game_save import Gone, NotSaved, Reviewed, Saved, SavedLive, Unready, save
 from bot.services.live import NotReady
-from bot.services.records import GameRecord
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
 from bot.texts.rule_issues import Issue
@@ -36,10 +35,16 @@ from handlers.callbacks import GameMenu
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import saved_text
 from handlers.game_entry.draft import Draft, save_request
-from handlers.game_entry.flow import STALE, current_draft, is_stale, reshow, retire_card
+from handlers.game_entry.flow import (
+    STALE,
+    close_card,
+    current_draft,
+    is_stale,
+    reshow,
+    retire_card,
+    saved_live_text,
+)
 from handlers.game_entry.keyboards import new_game_markup
-from handlers.game_entry.notices import teller
-from handlers.game_entry.saved_live import close_card, saved_live_text
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.view import View
@@ -58,16 +63,10 @@ async def on_save(
     desk: Desk,
     state: FSMContext,
 ) -> None:
-    # No background: Save waits for its card's edits.
-    ctx = desk.ctx(bot, state, callback.from_user.id, waiting=True)
-    await save_card(ctx, callback, callback_data, raw_state)
-
-
-async def save_card(
-    ctx: Ctx, callback: CallbackQuery, callback_data: Step, raw_state: str | None
-) -> None:
     """The judge's Save tap on his card: the use case checks, reviews and stores the
     game; the card shows what it returns, then the others are told."""
+    # No background: Save waits for its card's edits.
+    ctx = desk.ctx(bot, state, callback.from_user.id, waiting=True)
     d = await current_draft(ctx.state)
     if d is None or d.token != callback_data.t:
         await callback.answer(_(STALE))
@@ -78,28 +77,34 @@ async def save_card(
     async def saving() -> None:  # the tap is answered before the game is stored
         await callback.answer(_("Saving…"))
 
-    tell = teller(ctx.bot, ctx.publisher)
-    done = await save(ctx, request, lines=tell.result_lines, saving=saving)
+    done = await save(ctx, request, lines=ctx.teller.result_lines, saving=saving)
     if isinstance(done, SavedLive):  # the live protocol saved it: the card closes
         await close_card(ctx, d, done.game)
         await callback.answer(saved_live_text(done.game), show_alert=True)
     elif isinstance(done, Saved):
-        await final_card(ctx, d, done.record, done.reviewed)  # the judge hears first
-        await tell.saved(done.news)
+        await final_card(ctx, d, done)  # the judge hears first
+        await ctx.teller.saved(done.news)
         await ctx.state.clear()
-    elif isinstance(done, Gone):
+    else:
+        await _refused(ctx, d, callback, done)
+
+
+async def _refused(ctx: Ctx, d: Draft, callback: CallbackQuery, refusal: Refusal) -> None:
+    """A game annulled meanwhile retires the card; a Save refused once the review passed
+    shows the card again with the reason as its note; something left to fix is listed
+    on the card, which loses its Save button; any other refusal answers the tap."""
+    if isinstance(refusal, Gone):
         await ctx.state.clear()
-        await retire_card(ctx.bot, d.card_chat, d.card_id, say(done))
-    elif isinstance(done, NotSaved) and done.reviewed is not None:  # the card says why
-        d.set_note(done.msgid, **params_of(done))
-        await reshow(ctx, d, _view(done.reviewed), _markup(callback))
-    elif isinstance(done, Unready) and done.reviewed is not None:
-        # What is left to fix is shown on the card, which loses its Save button.
-        await callback.answer(say(done), show_alert=True)
-        view = _view(done.reviewed, [_issue(p) for p in done.problems])
+        await retire_card(ctx.bot, d.card_chat, d.card_id, say(refusal))
+    elif isinstance(refusal, NotSaved) and refusal.reviewed is not None:
+        d.set_note(refusal.msgid, **params_of(refusal))
+        await reshow(ctx, d, _view(refusal.reviewed), _markup(callback))
+    elif isinstance(refusal, Unready) and refusal.reviewed is not None:
+        await callback.answer(say(refusal), show_alert=True)
+        view = _view(refusal.reviewed, [_issue(p) for p in refusal.problems])
         await reshow(ctx, d, view, _markup(callback, without=callback.data))
     else:
-        await callback.answer(say(done), show_alert=done.alert)
+        await callback.answer(say(refusal), show_alert=refusal.alert)
 
 
 def _view(reviewed: Reviewed, issues: list[Issue] | None = None) -> View:
@@ -130,9 +135,10 @@ def _markup(callback: CallbackQuery, *, without: str | None = None) -> InlineKey
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
-async def final_card(ctx: Ctx, d: Draft, record: GameRecord, reviewed: Reviewed) -> None:
+async def final_card(ctx: Ctx, d: Draft, saved: Saved) -> None:
     """The judge's card becomes the saved game's: the points its review showed (the
     game stored is the card's) and what comes next."""
+    record, reviewed = saved.record, saved.reviewed
     view = _view(reviewed)
     view.original_code = record.code
     with ctx.i18n.use_locale(d.locale):

@@ -30,6 +30,7 @@ from babel.support import LazyProxy
 
 from bot.config import Settings
 from bot.publishing import Publisher
+from bot.publishing.notices import GameTeller, GameViews
 from bot.reads.standings import StandingsService
 from bot.services.records import Database, TournamentRow
 from bot.services.staff import tournament_and_role
@@ -163,6 +164,8 @@ class Desk:
     i18n: I18n
     card: Card  # the judge's card: its steps
     settings: Settings  # WEBAPP_URL: the live protocol's button (docs/organiser.md)
+    # The game use cases' messages to others (``handlers.game_entry.notices``).
+    views: GameViews
     # Where the card's edits go without the handler waiting for them.
     background: Background | None = None
 
@@ -171,8 +174,12 @@ class Desk:
         edits (Save, corrections) instead of handing them over."""
         return Ctx(
             bot, self.db, self.standings, self.publisher, self.i18n, self.card, self.settings,
-            state, user_id, None if waiting else self.background,
+            state, user_id, self.teller(bot), None if waiting else self.background,
         )
+
+    def teller(self, bot: Bot) -> GameTeller:
+        """How the game use cases' news reach others, sent through ``bot``."""
+        return GameTeller(bot, self.publisher, self.views)
 
 
 @dataclass
@@ -191,6 +198,7 @@ class Ctx:
     settings: Settings  # WEBAPP_URL: the live protocol's button (docs/organiser.md)
     state: FSMContext
     user_id: int
+    teller: GameTeller  # the game use cases' news to others (``bot.services.games.Teller``)
     # Where the card's edits go without the handler waiting for them (None: it waits).
     background: Background | None = None
     # Slower work (messages to others) run after the callback is answered.

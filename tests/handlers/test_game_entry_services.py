@@ -1,6 +1,6 @@
-"""The game use cases (``bot.services.games``) on their own: one transaction with its
-audit entry and outbox rows, the acting user answered before the chat and the others
-are told, refusals instead of changes."""
+"""The game use cases (``bot.services.game_save``, ``bot.services.games``) on their own:
+one transaction with its audit entry and outbox rows, the acting user answered before
+the chat and the others are told, refusals instead of changes."""
 
 from __future__ import annotations
 
@@ -15,17 +15,11 @@ from bot.db.games import GameDraft, GameRecord, SeatDraft
 from bot.publishing import Publisher
 from bot.publishing.notices import GameTeller
 from bot.services import Refusal
-from bot.services.games import (
-    Gone,
-    ResultLines,
-    Saved,
-    TablePlayer,
-    add_player_at_table,
-    annul_game,
-    save_game,
-)
+from bot.services.game_save import Gone, Stored, save_game
+from bot.services.games import TablePlayer, add_player_at_table, annul_game
+from bot.services.phrases import ResultLines
 from bot.texts.phrases import say
-from handlers.game_entry.notices import teller
+from handlers.game_entry.notices import NOTICES
 from scoring import Result, Role
 from tests.handlers.test_game_entry_support import CHIEF, GROUP, JUDGE, World
 from tests.support import BotHarness
@@ -43,7 +37,7 @@ class Runtime:
 
     @property
     def teller(self) -> GameTeller:
-        return teller(self.bot, self.publisher)
+        return GameTeller(self.bot, self.publisher, NOTICES)
 
 
 def runtime(harness: BotHarness, db: Database) -> Runtime:
@@ -80,7 +74,7 @@ async def test_save_answers_the_judge_before_the_chat_and_is_idempotent(
                 rt, tournament_id=world.tid, draft=draft(world), correcting=None,
                 actor=JUDGE, lines=ResultLines("R1-T1: red win.", "R1-T1."),
             )
-            assert isinstance(saved, Saved)
+            assert isinstance(saved, Stored)
             await acknowledge(saved.record)  # the handler answers the judge,
             await rt.teller.saved(saved.news)  # then the news go out
     [game] = await world.games()
@@ -108,7 +102,7 @@ async def test_a_correction_of_a_game_annulled_meanwhile_is_refused(
             rt, tournament_id=world.tid, draft=draft(world), correcting=None,
             actor=JUDGE, lines=LINES,
         )
-        assert isinstance(saved, Saved)
+        assert isinstance(saved, Stored)
         game = saved.record
         await acknowledge(game)
         await annul_game(rt, rt.teller, game=game, actor=CHIEF, acknowledge=acknowledge)
@@ -140,7 +134,7 @@ async def test_d7_points_above_0_5_ask_the_chief_after_the_judge_is_answered(
             rt, tournament_id=world.tid, draft=draft(world, extra=60),
             correcting=None, actor=JUDGE, lines=LINES,
         )
-        assert isinstance(saved, Saved)
+        assert isinstance(saved, Stored)
         await acknowledge(saved.record)
         await rt.teller.saved(saved.news)
     game = saved.record
@@ -207,7 +201,7 @@ async def test_save_validates_through_the_protocol_8_3_6_and_8_4_7(
             rt, tournament_id=world.tid, draft=fine, correcting=None,
             actor=JUDGE, lines=LINES,
         )
-        assert isinstance(saved, Saved)
+        assert isinstance(saved, Stored)
         await acknowledge(saved.record)
     assert [record.best_move for record in told] == [(2, 3)]
     assert [game.best_move for game in await world.games()] == [(2, 3)]

@@ -4,6 +4,7 @@ replay of stored commands, the JSON round trip; and properties over random comma
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 
@@ -21,6 +22,7 @@ from scoring.protocol import (
     complete,
     facts,
     from_json,
+    of_game,
     replay,
     to_game,
     to_json,
@@ -463,6 +465,20 @@ def test_a_stored_live_game_replays_offline() -> None:
     assert game.day1_voted_out == 1 and game.disqualified == (4,)
     assert replay([*GAME, {"type": "foul", "seat": 5}]) == Refusal(
         "game", "The result is entered: the game is over.")
+
+
+def test_a_whole_game_is_entered_by_its_outcome_commands() -> None:
+    """``of_game``: a game recorded live is accepted entered as the card enters it, and
+    makes the same game; one breaking a rule is refused with it (8.3.6)."""
+    p = replay(GAME)
+    assert isinstance(p, Protocol)
+    game = to_game(p, "g", PLAYERS)
+    entered = of_game(game)
+    assert isinstance(entered, Protocol)
+    assert to_game(entered, "g", PLAYERS) == game
+    voided = dataclasses.replace(game, day1_voted_out=2)
+    refusal = of_game(voided)
+    assert isinstance(refusal, Refusal) and refusal.rule == "8.3.6"
 
 
 def test_json_round_trip() -> None:

@@ -11,10 +11,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-from aiogram.utils.i18n import I18n
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
@@ -25,6 +23,7 @@ from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import PlayerMove, Step
 from handlers.game_entry.commands import run
 from handlers.game_entry.draft import Draft
+from handlers.game_entry.flow import void_request
 from handlers.game_entry.keyboards import Keys
 from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
@@ -247,22 +246,6 @@ async def _send_request(ctx: Ctx, d: Draft, user_id: int, nickname: str, locale:
     d.bm_user = user_id
     d.bm_msg = [sent.chat.id, sent.message_id]
     d.bm_locale = locale
-
-
-async def void_request(bot: Bot, i18n: I18n, d: Draft, msgid: str) -> None:
-    """Take the buttons off the player's request (the judge took over, changed the
-    first-killed seat or cancelled)."""
-    if d.bm_msg is None:
-        return
-    chat_id, message_id = d.bm_msg
-    with i18n.use_locale(d.bm_locale):
-        text = _(msgid)
-        if d.bm:
-            text += "\n" + _("Named: {seats}").format(seats=seats_text(d.bm))
-    try:
-        await bot.edit_message_text(text=text, chat_id=chat_id, message_id=message_id)
-    except TelegramAPIError as exc:
-        log.info("best move request %s/%s not edited: %s", chat_id, message_id, exc)
 
 
 SPEC = StepSpec(

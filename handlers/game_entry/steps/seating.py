@@ -23,7 +23,6 @@ from handlers.game_entry.card import refusal_text
 from handlers.game_entry.draft import Draft
 from handlers.game_entry.flow import STALE
 from handlers.game_entry.keyboards import Keys
-from handlers.game_entry.notices import teller
 from handlers.game_entry.spec import Ctx, StepSpec
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.view import View
@@ -287,7 +286,7 @@ async def add_to_roster(ctx: Ctx, d: Draft, data: Step) -> str | None:
         tid = d.tid
         ctx.after.append(
             lambda: ask_chiefs_to_confirm(
-                ctx, teller(ctx.bot, ctx.publisher), tournament_id=tid, player_id=row.id,
+                ctx, ctx.teller, tournament_id=tid, player_id=row.id,
                 judge=ctx.user_id,
             )
         )
