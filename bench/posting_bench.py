@@ -80,7 +80,7 @@ async def run(kind: str, rounds: int) -> tuple[float, int, int]:
             for r, table, game_id in games:
                 line = POISON if (r, table) == (1, 1) else f"R{r} T{table}: red win"
                 async with db.transaction() as conn:
-                    await Publisher.enqueue(conn, t.id, result=line, game_id=game_id)
+                    await publisher.enqueue(conn, t.id, result=line, game_id=game_id)
                 await publisher.publish(bot, t.id)
             await publisher.close()
             elapsed = time.perf_counter() - start

@@ -213,3 +213,32 @@ def test_D7_pending_games_are_listed_in_input_order_and_named_on_stderr(tmp_path
     # The table says it too, and warns the same way.
     done = scoring("standings", write(tmp_path, data), "--format", "table")
     assert done.returncode == 0 and done.stderr.decode().splitlines() == warnings
+
+
+def test_the_plain_command_lines_read_as_argparse_reads_them() -> None:
+    """``main`` reads the usual command lines without argparse: the same reading."""
+    from scoring.cli import _plain, build_parser
+
+    lines = [
+        ["standings", "t.json"],
+        ["standings", "-"],
+        ["standings", ""],
+        ["elo", "career.json"],
+        ["standings", "t.json", "--format", "table"],
+        ["standings", "--format", "json", "t.json"],
+        ["standings", "-", "--format", "table"],
+    ]
+    for argv in lines:
+        args = build_parser().parse_args(argv)
+        format_ = getattr(args, "format", "json")
+        assert _plain(argv) == (args.command, args.file, format_), argv
+    for argv in (
+        ["standings", "-x"],
+        ["standings", "--format=table", "t.json"],
+        ["standings", "t.json", "--format", "csv"],
+        ["standings", "--help"],
+        ["elo", "t.json", "--format", "json"],
+        ["standings"],
+        ["stand", "t.json"],
+    ):
+        assert _plain(argv) is None, argv  # argparse's to read, or to refuse
