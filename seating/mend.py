@@ -8,9 +8,10 @@ one never unless a later game gives it back; a fresh plan's colouring and anneal
 within a game leaves the meetings and the tables alone, so only the seats are mended.
 The meetings are not: in a plan as tight as a quartet plan (``quartets``) a pair that
 meets once too often can't be parted by moving players between tables. For 40 players
-at 4 tables, two of round 3 swapped, no single swap in the rounds left, no exchange of
-two players' places over any set of those rounds, and no re-seating of the two with up
-to three others in all of them mends the pairs meeting 4 times without making others.
+at 4 tables, two of round 3 swapped (11 pairs meet 4 times), no swap in the rounds
+left lowers that count, a search of swaps and a greedy series of exchanges of two
+players' places over any set of those rounds stall at 8 or more, and a bounded search
+re-seating the two with one or two others in all of them finds nothing.
 
 The *excess* of a player with g games: per seat number, how far his games in it are
 outside ``floor(g / 10)`` - ``ceil(g / 10)`` (within those, his seat spread is at most
