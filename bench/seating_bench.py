@@ -6,6 +6,18 @@ Generates, with a fixed seed, the plans of 40 players × 10 games at 4 tables,
 pair shares, the pairs by games shared, table spread, whether the time limit cut the
 search short, and whether each goal is met.
 
+Then the re-plans the bot makes after rounds were played differently from the plan:
+the 40-player plan's rounds 1-3 played, two players of round 3 having swapped tables
+(table 1 seat 3 and table 2 seat 7, so each also took the other's seat number). The
+kept plan is ``seating.repair`` over the plan's rounds 4-10 (as the bot calls it), the
+fresh one ``seating.generate`` around the three played rounds. One line per goal,
+e.g. ``goal: re-plan kept after a swap: seat spread 0 (<= 1), meetings 0..4 (<= 3),
+moved 6 players, 0.20 s: NOT met`` (the players moved are those whose seats in rounds
+4-10 changed, as the bot counts them; the seconds are the re-plan's own).
+
+The exit status is 1 when a re-plan goal is missed (the goals above it are reported
+only).
+
     .venv/bin/python bench/seating_bench.py [--seed N]
 """
 
@@ -14,12 +26,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from time import perf_counter
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from seating import Quality, generate, parse_request  # noqa: E402
+from seating import Plan, Quality, Request, Round, Table, generate, parse_request  # noqa: E402
+from seating import repair as repair_plan  # noqa: E402
 
 Goal = tuple[str, Callable[[Quality], bool]]
 CASES: list[tuple[int, int, int, list[Goal]]] = [
@@ -42,6 +57,10 @@ CASES: list[tuple[int, int, int, list[Goal]]] = [
     ]),
 ]
 SPEED = {40: 3.0, 100: 5.0}  # seconds aimed at
+REPLAN_SEATS = 1  # the re-plan goals: seat spread and meetings at most these
+REPLAN_MEETINGS = 3
+PLAYED = 3  # rounds played before the re-plan
+SWAPPED = ((0, 2), (1, 6))  # round 3's (table index, seat index) of the two who swapped
 
 
 def main() -> int:
@@ -75,7 +94,72 @@ def main() -> int:
     print()
     for case, name, met in verdicts:
         print(f"{case:<10} {name:<20} {'met' if met else 'NOT met'}")
-    return 0
+    print()
+    missed = 0
+    for line, met in replans(args.seed):
+        print(f"goal: {line}: {'met' if met else 'NOT met'}")
+        missed += not met
+    return 1 if missed else 0
+
+
+def replans(seed: int) -> list[tuple[str, bool]]:
+    """The two re-plan goals: (the figures, met)."""
+    players = [f"P{n:03d}" for n in range(40)]
+    base = parse_request({"players": players, "games_per_player": 10, "tables": 4, "seed": seed})
+    plan = generate(base)
+    played = [Round(r.round, r.tables) for r in plan.rounds[:PLAYED]]
+    tables = [list(t.seats) for t in played[-1].tables]
+    (ta, sa), (tb, sb) = SWAPPED
+    tables[ta][sa], tables[tb][sb] = tables[tb][sb], tables[ta][sa]
+    played[-1] = Round(
+        played[-1].round,
+        tuple(Table(t.table, tuple(s)) for t, s in zip(played[-1].tables, tables, strict=True)),
+    )
+    previous = tuple(Round(r.round, r.tables) for r in plan.rounds[PLAYED:])
+    request = Request(
+        players=base.players, games_per_player=10, tables=4,
+        fixed_rounds=tuple(played), seed=seed + 1,
+    )
+    start = perf_counter()
+    kept = repair_plan(replace(request, previous_rounds=previous), previous)
+    kept_seconds = perf_counter() - start
+    start = perf_counter()
+    fresh = generate(request)
+    fresh_seconds = perf_counter() - start
+    lines = []
+    if kept is None:
+        lines.append(("re-plan kept after a swap: no kept plan", False))
+    else:
+        moved = _moved(plan, kept, PLAYED)
+        lines.append(_goal(
+            "re-plan kept after a swap", kept.quality, f", moved {moved} players", kept_seconds
+        ))
+    lines.append(_goal("fresh re-plan with 3 rounds fixed", fresh.quality, "", fresh_seconds))
+    return lines
+
+
+def _goal(name: str, q: Quality, extra: str, seconds: float) -> tuple[str, bool]:
+    met = q.seat_spread <= REPLAN_SEATS and q.meetings_max <= REPLAN_MEETINGS
+    return (
+        f"{name}: seat spread {q.seat_spread} (<= {REPLAN_SEATS}),"
+        f" meetings {q.meetings_min}..{q.meetings_max} (<= {REPLAN_MEETINGS}){extra},"
+        f" {seconds:.2f} s",
+        met,
+    )
+
+
+def _moved(before: Plan, after: Plan, played: int) -> int:
+    """Players whose seats in the rounds still to play changed (as the bot counts them)."""
+
+    def seats(plan: Plan) -> set[tuple[str, int, int, int]]:
+        return {
+            (name, r.round, t.table, seat)
+            for r in plan.rounds[played:]
+            for t in r.tables
+            for seat, name in enumerate(t.seats, 1)
+        }
+
+    return len({name for name, *_rest in seats(before) ^ seats(after)})
 
 
 if __name__ == "__main__":

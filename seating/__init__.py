@@ -30,7 +30,8 @@ they differ from ``games_per_player``, e.g. one whose seat a substitute played).
 
 What a plan guarantees: the hard rules of the contract always; every player in every
 seat number equally often when they play a multiple of ten games, else within one
-(not around fixed rounds, which are only evened out as far as they allow; but at one
+(not around fixed rounds, which are only evened out as far as they allow, a kept plan
+by swapping seats within its games, ``mend``; but at one
 table of the same ten players, e.g. a final, nobody takes a seat twice in ten games
 around fixed rounds that didn't either); sit-outs spread evenly. Meetings and tables
 are as even as a bounded search finds; for 40 players who all play 7, 9 or 10 games

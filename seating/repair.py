@@ -10,7 +10,11 @@ another behind). The repair frees the seats of departed players and of games a
 player has too many, and fills every freed seat with a player who is short of
 games and free in that round: a flow problem (rounds ↔ players), solved exactly, the
 latest rounds tried first so that announced rounds change least. Each round's freed
-seats go to its newcomers by the cheapest assignment on their seat counts. When
+seats go to its newcomers by the cheapest assignment on their seat counts, and then
+the seats are evened out by swaps within games (``mend``: every player's seat spread
+at most 1 where the played rounds allow it), moving as few players as the search
+finds. The meetings are left as the plan has them: its rounds are too tight to part a
+pair without moving many players (see ``mend``). When
 the freed seats can't be filled that way (the numbers of tables or rounds changed,
 or a short player is busy in every round with a free seat), there is no repair and
 the plan is generated afresh.
@@ -19,8 +23,10 @@ the plan is generated afresh.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from random import Random
 
 from .assignment import cheapest_assignment
+from .mend import even_seats
 from .model import SEATS, Plan, Request, Round, Table
 from .quality import measure
 from .sitouts import remaining_games
@@ -60,6 +66,16 @@ def repair(request: Request, previous: Sequence[Round]) -> Plan | None:
     if joining is None:
         return None
     _seat(seats, joining, request)
+    # The played rounds may have handed players other seat numbers than the plan had
+    # them in (two players who swapped tables swapped seats too): mend the seats of
+    # the rounds left, keeping as many players as it can where the plan had them.
+    even_seats(
+        len(request.players),
+        [[index[name] for name in t.seats] for r in request.fixed_rounds for t in r.tables],
+        [table for round_seats in seats for table in round_seats],
+        Random(request.seed),
+        [[index.get(name, -1) for name in t.seats] for n in free for t in by_number[n].tables],
+    )
     rounds = [_with_resting(r, request.players) for r in request.fixed_rounds]
     on = tuple(name for name in request.players if name not in request.withdrawn)
     for number, round_seats in zip(free, seats, strict=True):

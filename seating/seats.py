@@ -14,7 +14,9 @@ plan is re-seated in turn by the cheapest assignment against all the others' sea
 (the cost of a seat: what one more game in it adds to the player's ``Σ games²`` over
 the seat numbers) until no game changes. That keeps the colouring's balance of the
 new games and evens out what the fixed rounds left uneven; a short annealing of seat
-swaps within games follows (the re-seating settles one game at a time and can stick).
+swaps within games follows (the re-seating settles one game at a time and can stick),
+and a min-conflicts search (``mend``) takes the last players whose seats are still
+more than one apart.
 
 One table of the same ten players in every game (a final, docs/rules.md D13), some of its
 games played: the games are taken in blocks of ten, and each game to plan gets the
@@ -33,6 +35,7 @@ from math import exp
 from random import Random
 
 from .assignment import cheapest_assignment
+from .mend import even_seats
 from .model import SEATS
 
 PASSES = 30  # at most this many sweeps of re-seating around fixed rounds
@@ -53,6 +56,7 @@ def seat_games(
     elif fixed and seated:
         count = _even_out(players, fixed, seated)
         _anneal(seated, count, rng)
+        even_seats(players, fixed, seated, rng)
     return seated
 
 

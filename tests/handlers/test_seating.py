@@ -398,16 +398,18 @@ async def test_replan_after_round_1_keeps_round_1_exactly_as_played(
     proposal = latest(harness).text or ""
     assert "Played rounds are kept as played: 1." in proposal
     assert "Accepting it replaces the accepted plan." in proposal
-    # The same players: the accepted plan's rounds 2-3 fit as they are, nobody moves.
+    # The same players: the accepted plan's rounds 2-3 fit as they are, nobody changes
+    # tables; but the seats swapped in round 1 left two players with a seat twice, which
+    # the kept plan evens out by swapping seats within a game of round 2 or 3.
     assert "The accepted plan is kept, changed only where it must; a fresh plan would move" in (
         proposal
     )
-    assert "Seats change for" not in proposal
+    assert "Seats change for 2 players: P2, P6." in proposal
     assert labels(latest(harness)) == ["✅ Accept", "🆕 Fresh plan", "✖ Cancel"]
     # The chief judge asks for a fresh plan all the same.
     await harness.press(chief, latest(harness), text="🆕 Fresh plan")
     proposal = latest(harness).text or ""
-    assert "A fresh plan; keeping the accepted plan would move 0 players." in proposal
+    assert "A fresh plan; keeping the accepted plan would move 2 players." in proposal
     assert labels(latest(harness)) == [
         "🔄 Regenerate", "✅ Accept", "↩ Keep the accepted plan", "✖ Cancel"
     ]

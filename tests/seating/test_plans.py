@@ -211,7 +211,12 @@ def test_a_replan_after_a_substitute_moves_only_the_two_players(
     request = {**THIRTY_SIX, "fixed_rounds": fixed, "previous_rounds": previous}
     kept = make(request)
     assert broken_rules(kept, request) == []
-    assert _moved(thirty_six, kept, 3) == {"P000", resting}  # one game handed back
+    # One game handed back moves the two players; the seat the substitute took from
+    # P000 left both with a seat twice, which the kept plan now evens out by swapping
+    # a few others' seats within games (it moved only the two, at seat spread 2, before).
+    moved = _moved(thirty_six, kept, 3)
+    assert {"P000", resting} <= moved and len(moved) <= 6
+    assert kept["quality"]["seat_spread"] <= 1
 
 
 def test_a_seat_a_withdrawn_substitute_played_costs_its_player_that_game(
