@@ -6,6 +6,7 @@ from __future__ import annotations
 # (bot/telegram/aiogram_models.py).
 import bot  # noqa: F401  # isort: skip
 import asyncio
+import gc
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -33,6 +34,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return 1 if any(item.get_closest_marker(name) for name in WAITING) else 2
 
     items.sort(key=rank)  # stable: in their order otherwise
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the worker has imported and collected lives as long as the run: frozen out
+    of the garbage collector's passes, which then walk only what the tests make (the
+    handler tests spend about a quarter less in them)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

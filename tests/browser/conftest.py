@@ -8,6 +8,7 @@ CI (``CI`` set), where they must run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator, Iterator
@@ -45,14 +46,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=missing))
 
 
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Browser]]:
+    """The worker's headless Chromium, started by its first browser test and kept for
+    the next ones; a list, empty until then or after one had to be closed."""
+    kept: list[Browser] = []
+    yield kept
+    for chrome in kept:
+        chrome.quit()
+
+
 @pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    """A headless Chromium of its own (profile in tmp_path), closed at teardown."""
-    chrome = Browser(tmp_path / "chromium")
+def browser(chromium: list[Browser], tmp_path_factory: pytest.TempPathFactory,
+            ) -> Iterator[Browser]:
+    """Headless Chromium for this test alone: a tab of its own, with nothing kept from
+    the tests before (``Browser.next_test``). A Chromium that cannot be made ready again
+    is closed, and the next test starts another."""
+    if not chromium:
+        chromium.append(Browser(tmp_path_factory.mktemp("chromium") / "profile"))
+    chrome = chromium[0]
     try:
         yield chrome
     finally:
-        chrome.quit()
+        try:
+            chrome.next_test()
+        except Exception:
+            chromium.clear()
+            with contextlib.suppress(Exception):
+                chrome.quit()
 
 
 @pytest.fixture
