@@ -42,8 +42,8 @@ class PoI18n(I18n):
         translations: dict[str, gettext.GNUTranslations] = {}
         for po_path in sorted(self.path.glob(f"*/LC_MESSAGES/{self.domain}.po")):
             locale = po_path.parent.parent.name
-            mo = _compiled(po_path.parent, locale, self.domain, _stamp(po_path.parent))
-            translations[locale] = gettext.GNUTranslations(io.BytesIO(mo))
+            stamp = _stamp(po_path.parent)
+            translations[locale] = _translations(po_path.parent, locale, self.domain, stamp)
         return translations
 
     @contextmanager
@@ -62,6 +62,15 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(
         (po.name, po.stat().st_mtime_ns, po.stat().st_size) for po in sorted(folder.glob("*.po"))
     )
+
+
+@lru_cache(maxsize=32)
+def _translations(
+    folder: Path, locale: str, domain: str, stamp: tuple[tuple[str, int, int], ...]
+) -> gettext.GNUTranslations:
+    """One language's translations, shared by every I18n of the process (they are only
+    read), while the files' ``stamp`` stays the same."""
+    return gettext.GNUTranslations(io.BytesIO(_compiled(folder, locale, domain, stamp)))
 
 
 @lru_cache(maxsize=32)
