@@ -113,6 +113,11 @@ class ScoredGames:
         self._pending.discard(key)
         self.changes += 1
 
+    def first_night_red(self, player: str) -> int | None:
+        """i of 8.6.1 (D1) over the games held, as ``judging.first_night_deaths``
+        counts it; None while a game breaks a rule (those are not tallied)."""
+        return None if self._invalid else self._tally.first_night_red(player)
+
     def problems(self, order: Sequence[Hashable]) -> list[Problem]:
         """Every problem of every game, then game ids used twice: ``validate_tournament``
         of the games in ``order``."""

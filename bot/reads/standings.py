@@ -250,15 +250,21 @@ class StandingsService:
         except BaseException:
             del self._loaded[tid]  # half-updated: start afresh next time
             raise
+        scored, changes = loaded.scored, loaded.scored.changes
+
+        def first_night_red(player: str) -> int | None:
+            # i of 8.6.1 as kept by the engine, while it still describes these games.
+            return scored.first_night_red(player) if scored.changes == changes else None
+
         tournament = Tournament(
-            distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
+            distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names),
+            first_night_red=None if stage_rows else first_night_red,
         )
         if stage_rows:
             own_lots = stage_lots(lots, loaded.names)
             return _staged(stage_rows, tournament, loaded.ids, of_game, replaced, own_lots)
-        scored, order = loaded.scored, tuple(loaded.ids)
+        order = tuple(loaded.ids)
         standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
-        changes = scored.changes
 
         def breakdowns() -> dict[str, GameBreakdown]:
             if scored.changes != changes:  # games changed since: compute from this result's
