@@ -382,13 +382,19 @@ def _rank_key(row: RawRow, scale: int, drawn: dict[str, int]) -> RankKey:
 def _places(keys: Iterable[RankKey], drawn: dict[str, int]) -> Iterator[int]:
     """The place of each key of ``keys`` (in order): players equal by 8.7-8.7.4 whom the
     lot does not order share a place."""
-    previous: tuple[Count, ...] = ()
+    previous: RankKey | None = None
     place = 0
     for position, row_key in enumerate(keys, start=1):
-        tied = row_key[:5] == previous[:5] and row_key[6] not in drawn and row_key[5] == previous[5]
+        tied = (
+            previous is not None
+            and row_key[0] == previous[0]  # (the totals differ most often: asked first)
+            and row_key[1:5] == previous[1:5]
+            and row_key[6] not in drawn
+            and row_key[5] == previous[5]
+        )
         if not tied:
             place = position
-        previous = row_key[:6]
+        previous = row_key
         yield place
 
 

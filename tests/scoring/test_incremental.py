@@ -216,7 +216,10 @@ def test_standings_kept_through_saves_edits_and_annulments_are_the_whole_computa
             distance = data.draw(st.integers(1, 12))
         order = sorted(held)
         t = Tournament(distance=distance, games=tuple(held[k] for k in order), lot=lot)
-        assert scored.standings(t.ruleset, order, t.lot) == compute_standings(t)
+        places = {key: n for n, key in enumerate(order)}
+        expected = compute_standings(t)
+        assert scored.standings(t.ruleset, order, t.lot) == expected
+        assert scored.standings(t.ruleset, order, t.lot, place_of=places.__getitem__) == expected
 
 
 @SETTINGS
@@ -248,3 +251,14 @@ def test_ci_of_a_saved_game_from_the_kept_counts_is_the_counted_one_8_6_1(data: 
             assert first_killed_ci(kept, new, replaces=old) == first_killed_ci(
                 counted, new, replaces=old
             )
+
+
+def test_pending_games_in_order_by_their_places_D7() -> None:
+    waiting = {1: "0.6"}  # above 0.5, not approved: pending (D7)
+    scored = ScoredGames()
+    scored.put("x", game(id="R2", judge=waiting))
+    scored.put("y", game(id="R1", judge=waiting, players=names("Q")))
+    places = {"x": 2, "y": 1}
+    assert scored.standings(
+        Ruleset(10), ["y", "x"], place_of=places.__getitem__
+    ) == scored.standings(Ruleset(10), ["y", "x"])
