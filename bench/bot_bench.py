@@ -10,22 +10,26 @@
    message) goes through a bare ``Dispatcher()`` with one echo handler on the same kind
    of session, twice, right after it. Updates are fed one at a time as JSON
    (``feed_raw_update``, as polling parses them). Reported: updates/s, p50/p99 per
-   update, and the ratio of the project's wall time per update to the echo's (its
-   faster run). Target: <= 3x.
+   update, the ratio of the project's wall time per update to the echo's (its faster
+   run), and the project's main-thread CPU per update beside the same calls' (what
+   other processes on the machine distort least). The same calls made by a bare
+   dispatcher (the floor: aiogram's own work for this stream) are the target's
+   measure: the project's wall time per update <= 2x the floor's, measured side by
+   side in one run.
    ``standings_debounce=0``: each Save publishes at once, inside its own update (in
    production saves are minutes apart, so a 3 s debounce coalesces nothing either).
 2. **Save -> standings** for tournaments of 100, 1,000 and 10,000 stored games (about
    40, 200 and 1,000 players, stored with ``save_game`` in one transaction): a judge
    enters a game and taps Save; measured from feeding that update to the end of the
    first ``StandingsService.get`` after the publisher's ``invalidate`` (the standings the
-   publisher posts). Target at 1,000 games: < 50 ms.
+   publisher posts). Target at 1,000 and at 10,000 games: <= 5 ms.
 3. **Peak memory** of the real bot, ``python -m bot``, against the fake Bot API server
    (``tests/e2e/fake_telegram.py``) with a 1,000-game database: /rating calls and a
    whole game entry over HTTP, then SIGTERM. Peak RSS = the process's VmHWM read just
    before SIGTERM (not ``ru_maxrss`` from ``wait4``: for a forked child it counts the
    forking parent's pages too). A bare aiogram echo bot is measured the same way for
    scale (it imports aiogram eagerly, as any bot that doesn't ``import bot`` first).
-   Target: < 150 MiB.
+   Target: <= 80 MiB.
 
 4. **The judge's card at a judge's pace** (``bench/pace.py``): the real bot over HTTP,
    one game entered by a judge tapping once a second and every 0.3 s. Targets: at
@@ -102,10 +106,11 @@ from bot.telegram.flood import FloodControl, FloodLimits  # noqa: E402
 DEFAULT_UPDATES = 2000
 DEFAULT_SIZES = (100, 1_000, 10_000)
 PLAYERS = {100: 40, 1_000: 200, 10_000: 1_000}  # the spec's tournaments
-TARGET_RATIO = 3.0
-TARGET_SAVE_MS = 50.0
-TARGET_SAVE_AT = 1_000
-TARGET_RSS_MIB = 150.0
+TARGET_RATIO = 2.0  # the project's wall time per update over aiogram's for the same calls
+TARGET_SAVE_MS = 5.0
+TARGET_SAVE_AT = (1_000, 10_000)  # the same limit at both: independent of the size
+TARGET_RSS_MIB = 80.0
+MEMORY_GAMES = 1_000  # the database of the memory run that counts
 STREAM_WORLD = {"games_count": 20, "players_count": 40, "judges": 4, "linked": 30}
 STALE_MARK = "out of date"  # the judges' card answers in English
 
@@ -129,13 +134,18 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def summary(latencies: list[float], seconds: float) -> dict[str, float]:
+def summary(latencies: list[float], seconds: float, cpu: float) -> dict[str, float]:
+    """``seconds`` of wall time and ``cpu`` seconds of the main thread's CPU for the
+    updates whose ``latencies`` are given."""
     n = len(latencies)
     return {
         "updates": n,
         "seconds": round(seconds, 4),
         "updates_per_s": round(n / seconds, 1) if seconds else 0.0,
         "cost_ms": round(seconds / n * 1000, 4) if n else 0.0,  # wall time per update
+        # The main thread's CPU per update: what other processes on the machine distort
+        # least (waits for a core or for another thread are not in it).
+        "cpu_ms": round(cpu / n * 1000, 4) if n else 0.0,
         "mean_ms": round(statistics.fmean(latencies) * 1000, 4) if n else 0.0,
         "p50_ms": round(percentile(latencies, 0.50) * 1000, 4),
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 4),
@@ -270,12 +280,12 @@ async def project_run(
         async with project_bot(db) as pb:
             rng = random.Random(seed)
             gc.collect()
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             if concurrent:
                 fed = await pb.feeder.play_rounds(tournament_rounds(world, rng), updates)
             else:
                 fed = await pb.feeder.play_all(tournament_stream(world, rng), updates)
-            seconds = time.perf_counter() - started
+            seconds, cpu = time.perf_counter() - started, time.thread_time() - cpu
             async with db.read() as conn:
                 stored = await count_games(conn, world.tid)
             checks = {
@@ -284,7 +294,7 @@ async def project_run(
                 "stale_answers": stale_answers(pb.session),
                 "bot_requests": dict(pb.session.request_counts.most_common()),
             }
-            result = summary(pb.feeder.latencies, seconds)
+            result = summary(pb.feeder.latencies, seconds, cpu)
             result["by_kind"] = by_kind(pb.feeder)
             recorded = pb.feeder.recorded
             calls = pb.session.calls_by_update
@@ -302,9 +312,10 @@ async def best_of_two(run: Callable[[], Awaitable[Feeder]]) -> dict[str, Any]:
     runs = []
     for _ in range(2):
         gc.collect()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         feeder = await run()
-        runs.append(summary(feeder.latencies, time.perf_counter() - started))
+        runs.append(summary(feeder.latencies, time.perf_counter() - started,
+                            time.thread_time() - cpu))
     best = min(runs, key=lambda r: r["cost_ms"])
     best["runs_cost_ms"] = [r["cost_ms"] for r in runs]
     return best
@@ -349,6 +360,7 @@ async def dispatcher_bench(
             floor = await best_of_two(partial(run_floor, recorded, calls))
             modes[mode]["floor"] = floor
             modes[mode]["ratio_to_floor"] = round(project["cost_ms"] / floor["cost_ms"], 2)
+            modes[mode]["cpu_ratio_to_floor"] = round(project["cpu_ms"] / floor["cpu_ms"], 2)
             modes[mode]["floor_to_echo"] = round(floor["cost_ms"] / echo["cost_ms"], 2)
     return {
         "updates": updates,
@@ -832,35 +844,34 @@ def _plumbing(path: str) -> bool:
     )
 
 
-class Hops:
-    """Counts and times the round trips to aiosqlite's worker thread (``_execute`` is
-    shadowed on ONE connection object; aiosqlite is untouched)."""
+class StatementCalls:
+    """Counts and times the statement calls on the database connection (``execute``,
+    ``execute_fetchall``, ``executemany``, shadowed on ONE connection object; the
+    class is untouched): the time SQLite itself takes, on the event loop's thread."""
+
+    NAMES = ("execute", "execute_fetchall", "executemany")
 
     def __init__(self, db: Database) -> None:
         self.conn = db._conn  # bench-only access to the shared connection
         self.count = 0
         self.seconds = 0.0
-        self._execute = self.conn._execute
+        for name in self.NAMES:
+            setattr(self.conn, name, self._timed(getattr(self.conn, name)))
 
-        async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def _timed(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
-                return await self._execute(fn, *args, **kwargs)
+                return method(*args, **kwargs)  # the statement runs here, at the call
             finally:
                 self.count += 1
                 self.seconds += time.perf_counter() - started
 
-        self.conn._execute = counted  # type: ignore[method-assign]
+        return timed
 
     def stop(self) -> None:
-        del self.conn._execute  # the class's method again
-
-    async def unit_cost(self, n: int = 2000) -> float:
-        """µs of one round trip that does nothing in the thread."""
-        started = time.perf_counter()
-        for _ in range(n):
-            await self._execute(int)
-        return (time.perf_counter() - started) / n * 1e6
+        for name in self.NAMES:
+            delattr(self.conn, name)  # the class's methods again
 
 
 class DbBlocks:
@@ -922,7 +933,7 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
             stream = tournament_stream(world, random.Random(seed))
             await pb.feeder.play_all(stream, min(100, updates))  # warm
             blocks = DbBlocks(db)
-            hops = Hops(db)
+            calls = StatementCalls(db)
             await db._conn.set_trace_callback(  # bench-only: count SQLite statements
                 lambda sql: statements.update([sql.split(None, 1)[0].upper()])
             )
@@ -939,8 +950,7 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
             cpu = time.thread_time() - cpu
             process = time.process_time() - process
             await db._conn.set_trace_callback(None)
-            hops.stop()
-            hop_us = await hops.unit_cost()
+            calls.stop()
     finally:
         await db.close()
     stats = pstats.Stats(profiler, stream=io.StringIO())
@@ -957,9 +967,8 @@ async def profile_pass(updates: int, seed: int, work: Path) -> dict[str, Any]:
         "event_loop_idle_ms_per_update": round(waiting * per, 2),
         "sql_statements_per_update": round(sum(statements.values()) / fed, 1),
         "sql_statements": dict(statements.most_common()),
-        "aiosqlite_round_trips_per_update": round(hops.count / fed, 1),
-        "aiosqlite_round_trip_ms_per_update": round(hops.seconds * per, 2),
-        "empty_round_trip_us": round(hop_us, 1),
+        "statement_calls_per_update": round(calls.count / fed, 1),
+        "statement_ms_per_update": round(calls.seconds * per, 2),
         "db_blocks_per_update": round(sum(blocks.count.values()) / fed, 2),
         "db_block_ms_per_update": round(sum(blocks.seconds.values()) * per, 2),
         "db_blocks_by_site": [
@@ -991,26 +1000,26 @@ def table(rows: list[list[str]]) -> str:
 def targets(report: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     d = report.get("dispatcher")
-    for mode in ("one_at_a_time", "tables_at_once"):
-        ratio = d[mode]["ratio"] if d else None
-        out[f"per_update_ratio_{mode}"] = {
-            "limit": TARGET_RATIO,
-            "value": ratio,
-            "met": (ratio <= TARGET_RATIO) if ratio is not None else None,
-        }
-    save = report.get("save_to_standings", {}).get(str(TARGET_SAVE_AT))
-    out[f"save_to_standings_ms_at_{TARGET_SAVE_AT}"] = {
-        "limit": TARGET_SAVE_MS,
-        "value": save["save_to_standings_ms"] if save else None,
-        "met": (save["save_to_standings_ms"] < TARGET_SAVE_MS) if save else None,
+    ratio = d["one_at_a_time"]["ratio_to_floor"] if d else None
+    out["per_update_ratio_to_floor"] = {
+        "limit": TARGET_RATIO,
+        "value": ratio,
+        "met": (ratio <= TARGET_RATIO) if ratio is not None else None,
     }
+    for size in TARGET_SAVE_AT:
+        save = report.get("save_to_standings", {}).get(str(size))
+        out[f"save_to_standings_ms_at_{size}"] = {
+            "limit": TARGET_SAVE_MS,
+            "value": save["save_to_standings_ms"] if save else None,
+            "met": (save["save_to_standings_ms"] <= TARGET_SAVE_MS) if save else None,
+        }
     memory = report.get("memory")
-    measured = memory and memory["games"] == TARGET_SAVE_AT and memory["game_saved"]
+    measured = memory and memory["games"] == MEMORY_GAMES and memory["game_saved"]
     out["peak_rss_mib"] = {
         "limit": TARGET_RSS_MIB,
         "value": memory["peak_rss_mib"] if memory else None,
         # Only a run with the spec's 1,000-game database and a whole game entry counts.
-        "met": (memory["peak_rss_mib"] < TARGET_RSS_MIB) if measured else None,
+        "met": (memory["peak_rss_mib"] <= TARGET_RSS_MIB) if measured else None,
     }
     for pace, result in report.get("pace", {}).items():
         out[f"card_at_{pace}_s_a_tap"] = {
@@ -1059,10 +1068,13 @@ def print_report(report: dict[str, Any]) -> None:
         for mode in ("one_at_a_time", "tables_at_once"):
             m = d[mode]
             print(f"ratio project/echo, {mode.replace('_', ' ')}: {m['ratio']:.1f}x per update"
-                  f" (p50 {m['ratio_p50']:.1f}x); target <= {TARGET_RATIO:.0f}x")
+                  f" (p50 {m['ratio_p50']:.1f}x)")
         m = d["one_at_a_time"]
         print(f"the same API calls in a bare dispatcher (aiogram's own work for this stream):"
-              f" {m['floor_to_echo']:.1f}x the echo; the project {m['ratio_to_floor']:.1f}x that")
+              f" {m['floor_to_echo']:.1f}x the echo; the project {m['ratio_to_floor']:.2f}x that"
+              f" (target <= {TARGET_RATIO:.0f}x); main-thread CPU per update: project"
+              f" {m['project']['cpu_ms']:.3f} ms, same calls {m['floor']['cpu_ms']:.3f} ms"
+              f" ({m['cpu_ratio_to_floor']:.2f}x)")
         p = d["one_at_a_time"]["project"]
         print(table([["update kind (one at a time)", "count", "p50 ms", "p99 ms", "mean ms"]] + [
             [kind, str(v["count"]), f"{v['p50_ms']:.2f}", f"{v['p99_ms']:.2f}",
@@ -1085,7 +1097,8 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{s['save_update_ms']:.1f}",
             ])
         print(table(rows))
-        print(f"target at {TARGET_SAVE_AT} games: < {TARGET_SAVE_MS:.0f} ms. The same tournaments,"
+        sizes = " and ".join(map(str, TARGET_SAVE_AT))
+        print(f"target at {sizes} games: <= {TARGET_SAVE_MS:.0f} ms. The same tournaments,"
               " other updates (median ms; entry = the judge's card updates):")
         rows = [["games", "entry p50", "entry slowest (/game)", "/rating group",
                  "/rating private", "seeding s"]]
@@ -1109,7 +1122,7 @@ def print_report(report: dict[str, Any]) -> None:
         rows.append(["bare aiogram echo", "started", str(echo["rss_after_start_mib"]), ""])
         rows.append(["bare aiogram echo", "peak (whole run)", "", str(echo["peak_rss_mib"])])
         print(table(rows))
-        print(f"target < {TARGET_RSS_MIB:.0f} MiB; start-up {m['startup_s']} s; "
+        print(f"target <= {TARGET_RSS_MIB:.0f} MiB; start-up {m['startup_s']} s; "
               f"API errors: {len(m['api_errors'])}; VmHWM sampled until the exit: "
               f"{m['sampled_peak_mib']} MiB")
     print("\nTargets")
@@ -1121,8 +1134,8 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"\nProfile of the per-update stream ({prof['updates']} updates, {prof['note']})")
         for key in ("wall_ms_per_update", "main_thread_cpu_ms_per_update",
                     "process_cpu_ms_per_update", "event_loop_idle_ms_per_update",
-                    "sql_statements_per_update", "aiosqlite_round_trips_per_update",
-                    "aiosqlite_round_trip_ms_per_update", "empty_round_trip_us",
+                    "sql_statements_per_update", "statement_calls_per_update",
+                    "statement_ms_per_update",
                     "db_blocks_per_update", "db_block_ms_per_update",
                     "pydantic_build_ms_per_update"):
             print(f"  {key}: {prof[key]}")
@@ -1196,11 +1209,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for size in args.sizes:
             print(f"Save -> standings at {size} games ...", flush=True)
             profile_save = args.profile == "always" or (
-                args.profile == "auto" and size == TARGET_SAVE_AT
+                args.profile == "auto" and size in TARGET_SAVE_AT
             )
             result = await save_bench(size, args.seed, work, args.saves, profile_save=False)
             if profile_save and (args.profile == "always"
-                                 or result["save_to_standings_ms"] >= TARGET_SAVE_MS):
+                                 or result["save_to_standings_ms"] > TARGET_SAVE_MS):
                 result["profiles"] = await _profiled_save(size, args.seed, work)
             report["save_to_standings"][str(size)] = result
             lap(report, f"save_{size}", started)
