@@ -91,7 +91,7 @@ def test_bot_bench_reports_every_figure(tmp_path: Path) -> None:
     assert sum(line.startswith("goal: ") for line in stdout.splitlines()) == 4
 
     profile = report["profile"]
-    for key in ("sql_statements_per_update", "aiosqlite_round_trips_per_update",
+    for key in ("sql_statements_per_update", "statement_calls_per_update",
                 "db_blocks_per_update", "top_own_time", "db_blocks_by_site"):
         assert profile[key], key
 

@@ -9,6 +9,7 @@ from aiogram import Bot, Dispatcher, Router
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from aiogram.utils.i18n import I18n
 
+from bot.telegram.sync_filters import inline_sync_filters
 from bot.texts.i18n import DEFAULT_LOCALE, create_i18n
 from handlers import (
     access,
@@ -69,6 +70,8 @@ def _root() -> Router:
     # filter, so that a refused update reaches no handler of any router.
     root.message.outer_middleware(access.AccessMiddleware())
     root.callback_query.outer_middleware(access.AccessMiddleware())
+    # Magic filters (F.chat.type == ...) run here, not each in a worker thread.
+    inline_sync_filters(root)
     return root
 
 

@@ -19,8 +19,9 @@ as its Ci stays the same.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from .points import GameBreakdown, breakdown_of_record, game_ci
 from .problems import Problem
@@ -113,6 +114,11 @@ class ScoredGames:
         self._pending.discard(key)
         self.changes += 1
 
+    def first_night_red(self, player: str) -> int | None:
+        """i of 8.6.1 (D1) over the games held, as ``judging.first_night_deaths``
+        counts it; None while a game breaks a rule (those are not tallied)."""
+        return None if self._invalid else self._tally.first_night_red(player)
+
     def problems(self, order: Sequence[Hashable]) -> list[Problem]:
         """Every problem of every game, then game ids used twice: ``validate_tournament``
         of the games in ``order``."""
@@ -125,16 +131,28 @@ class ScoredGames:
         return found
 
     def standings(
-        self, rules: Ruleset, order: Sequence[Hashable], lot: Sequence[str] = ()
+        self,
+        rules: Ruleset,
+        order: Sequence[Hashable],
+        lot: Sequence[str] = (),
+        *,
+        place_of: Callable[[Any], Any] | None = None,
     ) -> Standings:
         """``compute_standings`` of the games in ``order``; raises ``InvalidGameError``
-        (with the same problems) if a game breaks a rule."""
+        (with the same problems) if a game breaks a rule. ``place_of``: a key's place
+        in ``order`` (anything that sorts as ``order`` goes), to put the games awaiting
+        an approval in order without walking every game."""
         problems = self.problems(order)
         if problems:
             raise InvalidGameError(problems)
         pending = self._pending
         games = self._games
-        ahead = order if len(pending) > 1 else pending  # their order matters only then
+        if len(pending) < 2:  # their order matters only with two or more
+            ahead: Iterable[Hashable] = pending
+        elif place_of is not None:
+            ahead = sorted(pending, key=place_of)
+        else:
+            ahead = order
         waiting = [games[key].record.id for key in ahead if key in pending]
         return self._tally.standings(rules, lot, waiting)
 

@@ -261,7 +261,10 @@ def first_killed_ci(
     if first is None:
         return CiInfo(0, b, Fraction(0))
     seat = game.seat(first)
-    i = first_night_deaths(tournament.games, seat.player, skip=replaces)
+    known = tournament.first_night_red
+    i = known(seat.player) if known is not None and not replaces else None
+    if i is None:  # (a correction's old version is not counted: counted here)
+        i = first_night_deaths(tournament.games, seat.player, skip=replaces)
     if seat.role.is_red:
         i += 1
     return CiInfo(i, b, rules.ci(i))

@@ -6,7 +6,7 @@ Seats are numbered 1-10 as at the table; ``Game.seats[n - 1]`` is seat ``n``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -63,6 +63,12 @@ class Tournament:
     games: tuple[Game, ...]
     # the drawn lot (8.7.5, D12): still-tied players ordered by position here
     lot: tuple[str, ...] = ()
+    # What a caller that keeps ``games`` scored already counted (``ScoredGames``): a
+    # player's i of 8.6.1 over ``games``, or None once it no longer describes them.
+    # Not part of the value: ``judging.first_killed_ci`` asks it before counting.
+    first_night_red: Callable[[str], int | None] | None = field(
+        default=None, compare=False, repr=False, kw_only=True
+    )
 
     @property
     def ruleset(self) -> Ruleset:

@@ -13,8 +13,9 @@ and ``_placed``, so each rule is applied in one place.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from itertools import chain
 from math import lcm
@@ -279,13 +280,14 @@ class RunningTally:
     players plus the ordering, not the whole tournament.
     """
 
-    __slots__ = ("_changed", "_counts", "_rows", "_rules")
+    __slots__ = ("_changed", "_counts", "_ranking", "_rows", "_rules")
 
     def __init__(self) -> None:
         self._counts: dict[str, list[int]] = {}
         self._changed: set[str] = set()
         self._rows: dict[str, RawRow] = {}
         self._rules: Ruleset | None = None
+        self._ranking = _Ranking()
 
     def add(self, tally: GameTally) -> None:
         self._apply(tally, 1)
@@ -331,7 +333,8 @@ class RunningTally:
         the tally keeps no order of games."""
         rows = self._rows
         changed: Iterable[str] = self._changed
-        if rules != self._rules:  # every Ci changes with B (8.6.1, D2) or compensation (D14)
+        everything = rules != self._rules
+        if everything:  # every Ci changes with B (8.6.1, D2) or compensation (D14)
             rows.clear()
             changed = list(self._counts)
             self._rules = rules
@@ -343,46 +346,125 @@ class RunningTally:
                 rows.pop(player, None)
             else:
                 rows[player] = _row(player, rules, *mine)
+        placed = self._ranking.placed(rows, changed, tuple(lot), everything=everything)
         self._changed.clear()
-        placed = placed_rows(list(rows.values()), lot)
         return Standings(B=rules.B, rows=placed, pending_games=tuple(pending_games))
 
 
-_ZERO = Fraction(0)
+# Where a row goes: 8.7 (total), 8.7.1 (extra), 8.7.2 (wins), 8.7.3 (wins as sheriff or
+# don), 8.7.4 (first-night deaths), its place in the lot (8.7.5), then its name.
+RankKey = tuple[int, int, Count, Count, Count, int, str]
+
+
+def _drawn(lot: Sequence[str]) -> dict[str, int]:
+    """Each player's first position in the lot (8.7.5, D12)."""
+    drawn: dict[str, int] = {}
+    for position, name in enumerate(lot):
+        drawn.setdefault(name, position)
+    return drawn
+
+
+def _rank_key(row: RawRow, scale: int, drawn: dict[str, int]) -> RankKey:
+    """``row``'s place in the order (smaller first). ``scale``: a common multiple of the
+    denominators of every total and extra, so that they compare exactly as integers."""
+    player, total, _main, extra, _ci, won, won_leading, deaths, _games = row
+    return (
+        -(total.numerator * (scale // total.denominator)),  # 8.7
+        -(extra.numerator * (scale // extra.denominator)),  # 8.7.1
+        -won,  # 8.7.2
+        -won_leading,  # 8.7.3
+        -deaths,  # 8.7.4
+        drawn.get(player, len(drawn)),  # 8.7.5
+        player,  # still tied: listed by name
+    )
+
+
+def _places(keys: Iterable[RankKey], drawn: dict[str, int]) -> Iterator[int]:
+    """The place of each key of ``keys`` (in order): players equal by 8.7-8.7.4 whom the
+    lot does not order share a place."""
+    previous: RankKey | None = None
+    place = 0
+    for position, row_key in enumerate(keys, start=1):
+        tied = (
+            previous is not None
+            and row_key[0] == previous[0]  # (the totals differ most often: asked first)
+            and row_key[1:5] == previous[1:5]
+            and row_key[6] not in drawn
+            and row_key[5] == previous[5]
+        )
+        if not tied:
+            place = position
+        previous = row_key
+        yield place
+
+
+def _scale(rows: Iterable[RawRow]) -> int:
+    return lcm(*chain.from_iterable((row[1].denominator, row[3].denominator) for row in rows), 1)
 
 
 def placed_rows(rows: list[RawRow], lot: Sequence[str]) -> tuple[StandingRow, ...]:
     """Order by 8.7-8.7.4, then the lot (8.7.5); players still tied share a place."""
-    # Exact comparison on integers: every total and extra over a common denominator.
-    scale = lcm(*(row[1].denominator for row in rows), *(row[3].denominator for row in rows), 1)
-    drawn: dict[str, int] = {}
-    for position, name in enumerate(lot):
-        drawn.setdefault(name, position)
-    not_drawn = len(drawn)
+    scale = _scale(rows)
+    drawn = _drawn(lot)
+    keyed = sorted((_rank_key(row, scale, drawn), row) for row in rows)
+    places = _places((row_key for row_key, _row in keyed), drawn)
+    return tuple(
+        StandingRow(place, *row) for place, (_key, row) in zip(places, keyed, strict=False)
+    )
 
-    def key(row: RawRow) -> tuple[int, int, Count, Count, Count, int, str]:
-        player, total, _main, extra, _ci, won, won_leading, deaths, _games = row
-        return (
-            -(total.numerator * (scale // total.denominator)),  # 8.7
-            -(extra.numerator * (scale // extra.denominator)),  # 8.7.1
-            -won,  # 8.7.2
-            -won_leading,  # 8.7.3
-            -deaths,  # 8.7.4
-            drawn.get(player, not_drawn),  # 8.7.5
-            player,  # still tied: listed by name
-        )
 
-    keyed = sorted((key(row), row) for row in rows)
-    placed: list[StandingRow] = []
-    previous: tuple[Count, ...] = ()
-    place = 0
-    for position, (row_key, row) in enumerate(keyed, start=1):
-        tied = row_key[:5] == previous[:5] and row[0] not in drawn and row_key[5] == previous[5]
-        if not tied:
-            place = position
-        previous = row_key[:6]
-        player, total, main, extra, ci, won, won_leading, deaths, played = row
-        placed.append(
-            StandingRow(place, player, total, main, extra, ci, won, won_leading, deaths, played)
-        )
-    return tuple(placed)
+class _Ranking:
+    """``placed_rows`` of a ``RunningTally``'s rows, kept in order from one call to the
+    next: only the rows that changed move (a bisection each); the places are then
+    counted down the order, reusing each unchanged row at an unchanged place. The
+    same functions as ``placed_rows`` decide the order and the places."""
+
+    __slots__ = ("_drawn", "_keys", "_lot", "_order", "_placed", "_scale")
+
+    def __init__(self) -> None:
+        self._lot: tuple[str, ...] = ()
+        self._drawn: dict[str, int] = {}
+        self._scale = 1
+        self._keys: dict[str, RankKey] = {}  # player -> his key in ``_order``
+        self._order: list[RankKey] = []
+        self._placed: dict[str, StandingRow] = {}
+
+    def placed(
+        self, rows: dict[str, RawRow], changed: Iterable[str], lot: tuple[str, ...],
+        *, everything: bool,
+    ) -> tuple[StandingRow, ...]:
+        """The placed rows of ``rows``, of which ``changed`` (players) changed since the
+        last call (all of them with ``everything``)."""
+        if lot != self._lot:
+            self._lot, self._drawn, everything = lot, _drawn(lot), True
+        scale, keys, order, placed = self._scale, self._keys, self._order, self._placed
+        if not everything:
+            for player in changed:
+                row = rows.get(player)
+                if row is not None and (scale % row[1].denominator or scale % row[3].denominator):
+                    everything = True  # a new denominator: every key is scaled anew
+                    break
+        if everything:
+            self._scale = scale = _scale(rows.values())
+            keys.clear()
+            keys.update((p, _rank_key(row, scale, self._drawn)) for p, row in rows.items())
+            order[:] = sorted(keys.values())
+            placed.clear()
+        else:
+            for player in changed:
+                old = keys.pop(player, None)
+                if old is not None:
+                    del order[bisect_left(order, old)]
+                placed.pop(player, None)
+                row = rows.get(player)
+                if row is not None:
+                    key = keys[player] = _rank_key(row, scale, self._drawn)
+                    insort(order, key)
+        shown = []
+        for place, key in zip(_places(order, self._drawn), order, strict=False):
+            player = key[6]
+            standing = placed.get(player)
+            if standing is None or standing.place != place:
+                standing = placed[player] = StandingRow(place, *rows[player])
+            shown.append(standing)
+        return tuple(shown)

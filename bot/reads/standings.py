@@ -6,13 +6,13 @@ next reader recomputes.
 
 Recomputing is incremental, so that the standings follow a Save within milliseconds
 however many games the tournament has. Per tournament the service keeps the games it
-has read, each with its stamp (``scoring_bridge.game_stamps``: triggers change it with
-every change of a game or its seats, whoever writes them), scored once by a
-``scoring.ScoredGames``. A recompute reads the stamps, the distance, the roster's
-version and the lots; reads again only the games whose stamps are new, drops those
-gone (annulled), and lets the engine redo only what they touch. A renamed player
-(names are part of the model) makes it read every game again; the engine still
-rescores only the games that differ.
+has read, scored once by a ``scoring.ScoredGames``, and where it stopped in the
+database's change feed of games (``game_changes``: triggers add every write of a game
+or its seats, whoever writes them). A recompute reads the distance, the roster's
+version, the lots and the games written since; reads again only those of them that
+count, drops those that no longer do (annulled, deleted), and lets the engine redo
+only what they touch. A renamed player (names are part of the model) makes it read
+every game again; the engine still rescores only the games that differ.
 """
 
 from __future__ import annotations
@@ -22,17 +22,11 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.db.career import changed_games
 from bot.db.connection import Database, fetch_one
 from bot.db.errors import NotFound
 from bot.db.lots import LotRow, lots_for_tournament
-from bot.db.scoring_bridge import (
-    StoredGame,
-    game_stamps,
-    load_stored_games,
-    merge_lots,
-    player_names,
-    stamp_game_id,
-)
+from bot.db.scoring_bridge import StoredGame, load_stored_games, merge_lots, player_names
 from bot.db.stages import StageRow, current_stage, game_stages, list_stages, replacements
 from bot.db.tournaments import TournamentRow
 from scoring import (
@@ -48,7 +42,11 @@ from scoring import (
     tournament_standings,
 )
 
-_HEAD_SQL = "SELECT distance, roster_version FROM tournaments WHERE id = ?"
+# The tournament's distance and roster version, and the newest change of the feed.
+_HEAD_SQL = """
+SELECT distance, roster_version, (SELECT coalesce(max(seq), 0) FROM game_changes)
+FROM tournaments WHERE id = ?
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +124,13 @@ def lot_due(tournament: TournamentRow, ts: TournamentStandings) -> bool:
 class _Loaded:
     """One tournament's games as last read, in round/table order, and their scores."""
 
-    __slots__ = ("games", "held", "ids", "names", "places", "roster", "scored", "stamps")
+    __slots__ = ("games", "held", "ids", "names", "places", "roster", "scored", "seq")
 
     def __init__(self, roster: int, names: dict[int, str]) -> None:
         self.roster = roster
         self.names = names  # player id → nickname, as in the games held
-        self.stamps: set[int] = set()  # of the games held
-        self.held: dict[int, tuple[int, tuple[int, int, int]]] = {}  # game id → stamp, place
+        self.seq = 0  # the change feed's newest seq when the games were read
+        self.held: dict[int, tuple[int, int, int]] = {}  # game id → its place
         # Three lists in round/table order: (round, table_no, game id), the game id,
         # the game; kept sorted by insertion, so a saved game costs no sort.
         self.places: list[tuple[int, int, int]] = []
@@ -150,7 +148,7 @@ class _Loaded:
             kept = {stored.id for stored in read}
             gone = [game_id for game_id in self.held if game_id not in kept]
             # Appended in order below; the engine still rescores only what differs.
-            for kept_so_far in (self.held, self.stamps, self.places, self.ids, self.games):
+            for kept_so_far in (self.held, self.places, self.ids, self.games):
                 kept_so_far.clear()
         for game_id in gone:
             self._remove(game_id)
@@ -162,16 +160,13 @@ class _Loaded:
             self.places.insert(at, place)
             self.ids.insert(at, stored.id)
             self.games.insert(at, stored.game)
-            self.stamps.add(stored.stamp)
-            self.held[stored.id] = (stored.stamp, place)
+            self.held[stored.id] = place
             self.scored.put(stored.id, stored.game)
 
     def _remove(self, game_id: int) -> None:
-        held = self.held.pop(game_id, None)
-        if held is None:
+        place = self.held.pop(game_id, None)
+        if place is None:
             return
-        stamp, place = held
-        self.stamps.discard(stamp)
         at = bisect_left(self.places, place)
         del self.places[at], self.ids[at], self.games[at]
 
@@ -207,7 +202,7 @@ class StandingsService:
             version = self._versions.get(tournament_id, 0)
             result = await self._recompute(tournament_id)
             # A save that landed while we computed makes this result stale: don't keep it.
-            # (The games kept are not: their stamps say what the next recompute rereads.)
+            # (The games kept are not: the change feed says what the next recompute rereads.)
             if self._versions.get(tournament_id, 0) == version:
                 self._cache[tournament_id] = result
             return result
@@ -219,23 +214,25 @@ class StandingsService:
             if head is None:
                 self._loaded.pop(tid, None)
                 raise NotFound("tournament", tid)
-            distance, roster = int(head[0]), int(head[1])
+            distance, roster, seq = int(head[0]), int(head[1]), int(head[2])
+            everything = loaded is None  # the first time: every game
             if loaded is None:
                 loaded = _Loaded(roster, await player_names(conn, tid))
-            names, reread_all = loaded.names, False
+            names = loaded.names
             if loaded.roster != roster:
                 names = await player_names(conn, tid)
-                reread_all = _renamed(loaded.names, names)
-            stamps = await game_stamps(conn, tid)
-            new = stamps if reread_all else stamps - loaded.stamps
-            gone = {stamp_game_id(stamp) for stamp in loaded.stamps - stamps}
-            everything = len(new) == len(stamps)  # the first time, or a rename
+                everything = everything or _renamed(loaded.names, names)
+            gone: list[int] = []
             if everything:
                 read = await load_stored_games(conn, tid, names)
-            elif new:
-                read = await load_stored_games(conn, tid, names, [stamp_game_id(s) for s in new])
             else:
-                read = []
+                # The games written since the last read (of any tournament: those not
+                # held and not of this one are read as nothing).
+                seq, changed = await changed_games(conn, loaded.seq)
+                read = await load_stored_games(conn, tid, names, changed) if changed else []
+                counted = {stored.id for stored in read}
+                gone = [game_id for game_id in changed
+                        if game_id in loaded.held and game_id not in counted]
             lots = await lots_for_tournament(conn, tid)
             stage_rows = await list_stages(conn, tid)
             of_game: dict[int, int] = {}
@@ -247,20 +244,28 @@ class StandingsService:
         # kept as they were, with the names they were read with.
         self._loaded[tid] = loaded
         try:
-            loaded.roster, loaded.names = roster, names
+            loaded.roster, loaded.names, loaded.seq = roster, names, seq
             loaded.update(gone, read, everything=everything)
         except BaseException:
             del self._loaded[tid]  # half-updated: start afresh next time
             raise
+        scored, changes = loaded.scored, loaded.scored.changes
+
+        def first_night_red(player: str) -> int | None:
+            # i of 8.6.1 as kept by the engine, while it still describes these games.
+            return scored.first_night_red(player) if scored.changes == changes else None
+
         tournament = Tournament(
-            distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names)
+            distance=distance, games=tuple(loaded.games), lot=merge_lots(lots, loaded.names),
+            first_night_red=None if stage_rows else first_night_red,
         )
         if stage_rows:
             own_lots = stage_lots(lots, loaded.names)
             return _staged(stage_rows, tournament, loaded.ids, of_game, replaced, own_lots)
-        scored, order = loaded.scored, tuple(loaded.ids)
-        standings = scored.standings(tournament.ruleset, order, tournament.lot)  # InvalidGameError
-        changes = scored.changes
+        order = tuple(loaded.ids)
+        standings = scored.standings(  # InvalidGameError
+            tournament.ruleset, order, tournament.lot, place_of=loaded.held.__getitem__
+        )
 
         def breakdowns() -> dict[str, GameBreakdown]:
             if scored.changes != changes:  # games changed since: compute from this result's

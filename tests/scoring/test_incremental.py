@@ -21,6 +21,7 @@ from scoring import (
     tournament_breakdowns,
     validate_tournament,
 )
+from scoring.judging import first_killed_ci, first_night_deaths
 from scoring.model import Game, Result, Tournament
 from scoring.record import record_of_game
 from scoring.ruleset import Ruleset
@@ -177,3 +178,87 @@ def test_game_tally_of_a_black_win_with_the_first_killed_civilian() -> None:
     assert tally.winners == ("P8", "P9", "P10") and tally.leader == "P10"
     assert (tally.first_killed, tally.first_killed_red, tally.compensated) == ("P2", True, True)
     assert tally.extra == () and not tally.pending
+
+
+@SETTINGS
+@given(st.data())
+def test_standings_kept_through_saves_edits_and_annulments_are_the_whole_computation(
+    data: Any,
+) -> None:
+    """A tournament played as the bot sees it: games saved, corrected and annulled one
+    at a time, the standings read after each change (so the kept order is moved, not
+    rebuilt), now and then a new distance (B, 8.6.1) or a drawn lot (8.7.5); each time
+    the standings equal ``compute_standings`` of the games held, places and ties
+    included. Few players, so ties are common."""
+    scored = ScoredGames()
+    held: dict[int, Game] = {}
+    distance = data.draw(st.integers(1, 12))
+    lot: tuple[str, ...] = ()
+    saved = 0
+    for _step in range(data.draw(st.integers(1, 40))):
+        action = data.draw(st.sampled_from(["save"] * 5 + ["edit"] * 2 + ["annul", "lot", "B"]))
+        if action in ("edit", "annul") and not held:
+            action = "save"
+        if action == "save":
+            saved += 1
+            key = saved
+        elif action in ("edit", "annul"):
+            key = data.draw(st.sampled_from(sorted(held)))
+        if action in ("save", "edit"):
+            held[key] = dataclasses.replace(data.draw(valid_games()), id=f"R{key}")
+            scored.put(key, held[key])
+        elif action == "annul":
+            del held[key]
+            scored.discard(key)
+        elif action == "lot":
+            lot = tuple(data.draw(st.lists(st.sampled_from(POOL), unique=True, max_size=8)))
+        else:
+            distance = data.draw(st.integers(1, 12))
+        order = sorted(held)
+        t = Tournament(distance=distance, games=tuple(held[k] for k in order), lot=lot)
+        places = {key: n for n, key in enumerate(order)}
+        expected = compute_standings(t)
+        assert scored.standings(t.ruleset, order, t.lot) == expected
+        assert scored.standings(t.ruleset, order, t.lot, place_of=places.__getitem__) == expected
+
+
+@SETTINGS
+@given(st.data())
+def test_ci_of_a_saved_game_from_the_kept_counts_is_the_counted_one_8_6_1(data: Any) -> None:
+    """i of 8.6.1 as ``ScoredGames`` keeps it is ``first_night_deaths`` over the games,
+    so the Ci a Save shows (``first_killed_ci``) is the same with or without it."""
+    scored = ScoredGames()
+    held: dict[int, Game] = {}
+    for step in range(data.draw(st.integers(1, 20))):
+        if held and data.draw(st.integers(0, 4)) == 0:
+            key = data.draw(st.sampled_from(sorted(held)))
+            del held[key]
+            scored.discard(key)
+        else:
+            key = data.draw(st.integers(0, 12))
+            held[key] = dataclasses.replace(data.draw(valid_games()), id=f"R{step}-{key}")
+            scored.put(key, held[key])
+        games = tuple(held[k] for k in sorted(held))
+        for player in POOL:
+            assert scored.first_night_red(player) == first_night_deaths(games, player)
+        new = data.draw(valid_games("NEW"))
+        distance = data.draw(st.integers(1, 12))
+        counted = Tournament(distance, games)
+        kept = Tournament(distance, games, first_night_red=scored.first_night_red)
+        assert first_killed_ci(kept, new) == first_killed_ci(counted, new)
+        if games:  # a correction counts the new version instead of the stored one
+            old = data.draw(st.sampled_from(games)).id
+            assert first_killed_ci(kept, new, replaces=old) == first_killed_ci(
+                counted, new, replaces=old
+            )
+
+
+def test_pending_games_in_order_by_their_places_D7() -> None:
+    waiting = {1: "0.6"}  # above 0.5, not approved: pending (D7)
+    scored = ScoredGames()
+    scored.put("x", game(id="R2", judge=waiting))
+    scored.put("y", game(id="R1", judge=waiting, players=names("Q")))
+    places = {"x": 2, "y": 1}
+    assert scored.standings(
+        Ruleset(10), ["y", "x"], place_of=places.__getitem__
+    ) == scored.standings(Ruleset(10), ["y", "x"])
