@@ -15,10 +15,11 @@ import hashlib
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 
-from bot.db.errors import DatabaseTooNew
-from bot.db.sqlite import Connection
+import aiosqlite
 
-Step = str | Callable[[Connection], Awaitable[None]]
+from bot.db.errors import DatabaseTooNew
+
+Step = str | Callable[[aiosqlite.Connection], Awaitable[None]]
 
 # Timestamps: INTEGER Unix seconds, UTC. Booleans: INTEGER 0/1 with CHECK.
 # Telegram user ids are plain integers, not foreign keys to `users`: that table is a
@@ -397,7 +398,7 @@ ALTER TABLE players ADD COLUMN withdrawn_by INTEGER;
 """
 
 
-async def _v8_invite_digests(conn: Connection) -> None:
+async def _v8_invite_digests(conn: aiosqlite.Connection) -> None:
     """Version 8: invites keep only a digest of their token (bot.db.invites), so a copy
     of the database opens no link; the audit log names them by a prefix of it."""
     async with conn.execute("SELECT token FROM invites") as cur:
@@ -868,7 +869,7 @@ CREATE INDEX club_notes_waiting ON club_notes (id) WHERE sent_at IS NULL AND fai
 """
 
 
-async def _v15_career(conn: Connection) -> None:
+async def _v15_career(conn: aiosqlite.Connection) -> None:
     """Version 15 (``_V15_CAREER``), with the players there are: one person per Telegram
     account (named by its latest player's nickname) and one per player without one."""
     for statement in split_statements(_V15_CAREER):
@@ -946,14 +947,14 @@ def split_statements(script: str) -> list[str]:
     return statements
 
 
-async def user_version(conn: Connection) -> int:
+async def user_version(conn: aiosqlite.Connection) -> int:
     async with conn.execute("PRAGMA user_version") as cur:
         row = await cur.fetchone()
     assert row is not None
     return int(row[0])
 
 
-async def migrate(conn: Connection, steps: Sequence[Step] = MIGRATIONS) -> int:
+async def migrate(conn: aiosqlite.Connection, steps: Sequence[Step] = MIGRATIONS) -> int:
     """Bring the database to ``len(steps)``; return the version it started at.
 
     Expects a connection in autocommit mode (``isolation_level=None``) that is in no
@@ -977,7 +978,7 @@ async def migrate(conn: Connection, steps: Sequence[Step] = MIGRATIONS) -> int:
     return start
 
 
-async def _apply(conn: Connection, number: int, step: Step) -> None:
+async def _apply(conn: aiosqlite.Connection, number: int, step: Step) -> None:
     await conn.execute("BEGIN IMMEDIATE")
     try:
         # Another process may have migrated while we waited for the write lock.
