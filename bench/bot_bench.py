@@ -849,9 +849,11 @@ def _plumbing(path: str) -> bool:
 
 
 class StatementCalls:
-    """Counts and times the statement calls on the database connection (``execute``,
+    """Counts the statement calls on the database connection (``execute``,
     ``execute_fetchall``, ``executemany``, shadowed on ONE connection object; the
-    class is untouched): the time SQLite itself takes, on the event loop's thread."""
+    class is untouched): each a round trip to aiosqlite's thread. The time is what the
+    call takes on the event loop's thread before its await (the wait for the worker
+    thread is in the database blocks' figures)."""
 
     NAMES = ("execute", "execute_fetchall", "executemany")
 
