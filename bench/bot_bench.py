@@ -112,7 +112,6 @@ PLAYERS = {100: 40, 1_000: 200, 10_000: 1_000}  # the spec's tournaments
 GOAL_FLOOR_RATIO = 2.0  # per update, the project's cost over aiogram's floor
 GOAL_SAVE_MS = 5.0  # Save -> standings, at each of GOAL_SAVE_AT
 GOAL_SAVE_AT = (1_000, 10_000)
-TARGET_SAVE_AT = 1_000  # the size profiled when Save -> standings misses its goal
 GOAL_RSS_MIB = 80.0  # peak RSS of python -m bot with a MEMORY_GAMES-game database
 MEMORY_GAMES = 1_000
 STREAM_WORLD = {"games_count": 20, "players_count": 40, "judges": 4, "linked": 30}
@@ -1229,7 +1228,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for size in args.sizes:
             print(f"Save -> standings at {size} games ...", flush=True)
             profile_save = args.profile == "always" or (
-                args.profile == "auto" and size in TARGET_SAVE_AT
+                args.profile == "auto" and size in GOAL_SAVE_AT
             )
             result = await save_bench(size, args.seed, work, args.saves, profile_save=False)
             if profile_save and (args.profile == "always"
