@@ -75,35 +75,22 @@ def place_text(place: tuple[bool, int] | None) -> str:
 # -- the buttons ----------------------------------------------------------------------------
 
 
-@router.callback_query(EveningCb.filter(F.action == "in"))
-async def im_in(
+@router.callback_query(EveningCb.filter(F.action.in_({"in", "out"})))
+async def signup_tapped(
     callback: CallbackQuery,
     callback_data: EveningCb,
     db: Database,
     bot: Bot,
     club_posts: ClubPoster,
 ) -> None:
-    done = await service.sign_up(db, callback_data.evening_id, callback.from_user)
+    """ "I'm in" (a seat or a place in the reserve) or "Can't come"."""
+    joining = callback_data.action == "in"
+    change = service.sign_up if joining else service.cant_come
+    done = await change(db, callback_data.evening_id, callback.from_user)
     if isinstance(done, Refusal):
         await answer_refusal(callback, done)
         return
-    await callback.answer(place_text(done.place))
-    await club_posts.changed(bot, done.evening.id)
-
-
-@router.callback_query(EveningCb.filter(F.action == "out"))
-async def cant_come(
-    callback: CallbackQuery,
-    callback_data: EveningCb,
-    db: Database,
-    bot: Bot,
-    club_posts: ClubPoster,
-) -> None:
-    done = await service.cant_come(db, callback_data.evening_id, callback.from_user)
-    if isinstance(done, Refusal):
-        await answer_refusal(callback, done)
-        return
-    await callback.answer(_("Noted: you can't come."))
+    await callback.answer(place_text(done.place) if joining else _("Noted: you can't come."))
     await club_posts.changed(bot, done.evening.id)
 
 

@@ -20,7 +20,7 @@ from bot.db import audit, evenings
 from bot.db.clubs import ClubRow
 from bot.db.connection import Conn, Database
 from bot.db.errors import InvalidNickname
-from bot.db.evenings import EveningRow, Lineup, SignupRow
+from bot.db.evenings import EveningRow, Lineup, SignupRow, SignupStatus
 from bot.db.players import nickname_key, normalize_nickname
 from bot.db.timeutil import utcnow
 from bot.services import N_, Refusal
@@ -291,21 +291,29 @@ async def sign_up(db: Database, evening_id: int, someone: Profile) -> Changed | 
         if refused is not None:
             return refused
         taken = {r.name_key for r in rows if r.status == "in"}
-        name = await _free_name(conn, evening, someone, taken)
         for old in rows:  # his "can't come" is taken back: one line of his at a time
             if old.user_id == someone.id and old.status == "out":
                 await evenings.delete_signup(conn, old.id)
-        signup = await evenings.add_signup(
-            conn,
-            evening.id,
-            user_id=someone.id,
-            name=name,
-            name_key=nickname_key(name),
-            added_by=someone.id,
-        )
+        signup = await _add_own(conn, evening, someone, taken, "in")
         after, moved = await _after_change(conn, evening, before)
         await _audit(conn, "sign_up", evening.id, someone.id, after=signup)
     return Changed(evening, signup, after.place_of(signup.id), moved)
+
+
+async def _add_own(
+    conn: Conn, evening: EveningRow, someone: Profile, taken: set[str], status: SignupStatus
+) -> SignupRow:
+    """His own line (he tapped), under a name the list does not show yet."""
+    name = await _free_name(conn, evening, someone, taken)
+    return await evenings.add_signup(
+        conn,
+        evening.id,
+        user_id=someone.id,
+        name=name,
+        name_key=nickname_key(name),
+        added_by=someone.id,
+        status=status,
+    )
 
 
 async def cant_come(db: Database, evening_id: int, someone: Profile) -> Changed | Refusal:
@@ -327,16 +335,7 @@ async def cant_come(db: Database, evening_id: int, someone: Profile) -> Changed 
             return Refusal(N_("You are on the list of those who can't come already."))
         if mine is None:
             taken = {r.name_key for r in rows if r.status != "removed"}
-            name = await _free_name(conn, evening, someone, taken)
-            signup = await evenings.add_signup(
-                conn,
-                evening.id,
-                user_id=someone.id,
-                name=name,
-                name_key=nickname_key(name),
-                added_by=someone.id,
-                status="out",
-            )
+            signup = await _add_own(conn, evening, someone, taken, "out")
         else:
             await evenings.set_signup_status(conn, mine.id, "out")
             signup = mine
