@@ -32,10 +32,21 @@ class AuditEntry:
     after: Any
 
 
+# Field names by dataclass: ``dataclasses.fields`` is slow, and a game has eleven rows.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_AS_IS = frozenset({str, int, bool, float, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready form of repository rows (dataclasses, datetimes, enums, sets)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    names = _FIELDS.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, datetime):

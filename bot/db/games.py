@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
-from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
+from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, run
 from bot.db.errors import (
     AlreadyDecided,
     DuplicateTable,
@@ -377,18 +377,6 @@ def first_free(
     return last_round + 1, 1  # unreachable: round last_round + 1 is empty
 
 
-async def _table_taken(
-    conn: Conn, tournament_id: int, round_no: int, table_no: int, except_id: int | None
-) -> int | None:
-    found = await fetch_val(
-        conn,
-        "SELECT id FROM games WHERE tournament_id = ? AND round = ? AND table_no = ?"
-        " AND status <> 'annulled' AND id IS NOT ?",
-        (tournament_id, round_no, table_no, except_id),
-    )
-    return None if found is None else int(found)
-
-
 async def played_in_round(
     conn: Conn, tournament_id: int, round_no: int, except_id: int | None = None
 ) -> dict[int, int]:
@@ -404,43 +392,68 @@ async def played_in_round(
     return {r[0]: r[1] for r in rows}
 
 
-async def _check_players(conn: Conn, tournament_id: int, draft: GameDraft) -> None:
-    ids = [s.player_id for s in draft.seats]
-    rows = await fetch_all(
+# What is read before a game is written, in one statement: the game stored from the same
+# draft (a new game's), another game that counts at the round and table, the ten seated
+# of the tournament, and those of them who are not among the entrants of the game's
+# stage (D13): the game's own (a correction), else the first not closed (a new game);
+# the first stage (no entrants stored) takes all.
+_CHECKS_SQL = """
+SELECT
+  (SELECT json_array(id, tournament_id) FROM games WHERE draft_id = :draft),
+  (SELECT id FROM games WHERE tournament_id = :tournament AND round = :round
+     AND table_no = :table AND status <> 'annulled' AND id IS NOT :game),
+  (SELECT json_group_array(json_array(id, nickname, status)) FROM players
+     WHERE tournament_id = :tournament AND id IN (SELECT value FROM json_each(:ids))),
+  (SELECT json_group_array(json_array(p.nickname, s.name))
+     FROM stages s JOIN players p ON p.tournament_id = s.tournament_id
+     WHERE s.tournament_id = :tournament AND s.entrants IS NOT NULL
+       AND s.number = coalesce(
+         (SELECT coalesce(stage, 1) FROM games WHERE id = :game),
+         (SELECT min(number) FROM stages
+          WHERE tournament_id = s.tournament_id AND status <> 'closed'))
+       AND p.id IN (SELECT value FROM json_each(:ids))
+       AND p.id NOT IN (SELECT player_id FROM stage_entrants WHERE stage_id = s.id))
+"""
+
+
+async def _checks(
+    conn: Conn, tournament_id: int, draft: GameDraft, *, game_id: int | None = None
+) -> tuple[tuple[int, int] | None, dict[int, str]]:
+    """The checks before ``draft`` is written (``game_id``: the game it corrects), in
+    order: another game at its round and table (DuplicateTable), a seated player who is
+    not a confirmed player of the tournament (InvalidDraft), or not an entrant of the
+    stage (NotEntrants). Returns the (id, tournament id) of the game stored from the
+    same draft, if any and ``game_id`` is None, and the seated players' nicknames."""
+    r = await fetch_one(
         conn,
-        "SELECT id, nickname, status FROM players WHERE tournament_id = ?"
-        " AND id IN (SELECT value FROM json_each(?))",
-        (tournament_id, json.dumps(ids)),
+        _CHECKS_SQL,
+        {
+            "draft": None if game_id is not None else draft.draft_id,
+            "tournament": tournament_id,
+            "round": draft.round,
+            "table": draft.table_no,
+            "game": game_id,
+            "ids": json.dumps([s.player_id for s in draft.seats]),
+        },
     )
-    status = {r["id"]: (r["nickname"], r["status"]) for r in rows}
+    assert r is not None
+    stored, taken, seated, strangers = r
+    if stored is not None:
+        game, tournament = json.loads(stored)
+        return (int(game), int(tournament)), {}
+    if taken is not None:
+        raise DuplicateTable(draft.round, draft.table_no, int(taken))
+    status = {pid: (nickname, state) for pid, nickname, state in json.loads(seated)}
     for number, seat in enumerate(draft.seats, start=1):
         found = status.get(seat.player_id)
         if found is None:
             raise InvalidDraft(f"seat {number}: player {seat.player_id} is not in this tournament")
         if found[1] != "confirmed":
             raise InvalidDraft(f"seat {number}: player {found[0]} is not confirmed ({found[1]})")
-
-
-# D13: only a stage's entrants play its games. The stage: the game's own (a correction),
-# else the first not closed (a new game); the first stage (no entrants stored) takes all.
-_STRANGERS_SQL = """
-SELECT p.nickname, s.name FROM stages s JOIN players p ON p.tournament_id = s.tournament_id
-WHERE s.tournament_id = ? AND s.entrants IS NOT NULL
-  AND s.number = coalesce(?, (SELECT min(number) FROM stages
-                              WHERE tournament_id = s.tournament_id AND status <> 'closed'))
-  AND p.id IN (SELECT value FROM json_each(?))
-  AND p.id NOT IN (SELECT player_id FROM stage_entrants WHERE stage_id = s.id)
-ORDER BY p.nickname
-"""
-
-
-async def _check_entrants(
-    conn: Conn, tournament_id: int, draft: GameDraft, stage: int | None
-) -> None:
-    ids = json.dumps([s.player_id for s in draft.seats])
-    rows = await fetch_all(conn, _STRANGERS_SQL, (tournament_id, stage, ids))
-    if rows:
-        raise NotEntrants([str(r[0]) for r in rows], str(rows[0][1]))
+    outside = sorted(json.loads(strangers))
+    if outside:
+        raise NotEntrants([str(name) for name, _stage in outside], str(outside[0][1]))
+    return None, {pid: str(nickname) for pid, (nickname, _state) in status.items()}
 
 
 def _game_values(draft: GameDraft) -> tuple[Any, ...]:
@@ -518,6 +531,18 @@ async def _refresh_status(conn: Conn, game_id: int) -> None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class AddedGame:
+    """What ``add_game`` stored: the game, and whether it is new (``fresh``; else the
+    game stored from the same draft before, as it is now), in a stage of the
+    tournament's (``staged``, D13), with the approvals it requested (8.4.3, D7)."""
+
+    record: GameRecord
+    fresh: bool
+    staged: bool = False
+    approvals: tuple[ApprovalRow, ...] = ()
+
+
 async def save_game(
     conn: Conn,
     tournament_id: int,
@@ -527,42 +552,90 @@ async def save_game(
     *,
     now: datetime | None = None,
 ) -> int:
-    """Store a new game with its ten seats; return its id.
+    """Store a new game with its ten seats; return its id (``add_game``)."""
+    added = await add_game(conn, tournament_id, draft, judge_id, ended_at, now=now)
+    return added.record.id
 
-    The same ``draft_id`` saved again returns the existing game's id (a redelivered
-    Save); another game at the same round and table raises DuplicateTable.
+
+async def add_game(
+    conn: Conn, tournament_id: int, draft: GameDraft, judge_id: int, ended_at: datetime,
+    *, now: datetime | None = None,
+) -> AddedGame:
+    """Store a new game with its ten seats and its approval requests.
+
+    The same ``draft_id`` saved again finds the game stored (a redelivered Save);
+    another game at the same round and table raises DuplicateTable. A new game's
+    record is what was written, not read back.
     """
-    existing = await fetch_one(
-        conn, "SELECT id, tournament_id FROM games WHERE draft_id = ?", (draft.draft_id,)
-    )
-    if existing is not None:
-        if existing["tournament_id"] != tournament_id:
+    stored, names = await _checks(conn, tournament_id, draft)
+    if stored is not None:
+        game_id, owner = stored
+        if owner != tournament_id:
             raise InvalidDraft(f"draft {draft.draft_id!r} belongs to another tournament")
-        return int(existing["id"])
-    taken = await _table_taken(conn, tournament_id, draft.round, draft.table_no, None)
-    if taken is not None:
-        raise DuplicateTable(draft.round, draft.table_no, taken)
-    await _check_players(conn, tournament_id, draft)
-    await _check_entrants(conn, tournament_id, draft, None)
+        return AddedGame(await require_game(conn, game_id), fresh=False)
     at = ts_or_now(now)
-    game_id = await insert(
+    ended = to_ts(ended_at)
+    asks = [(n, s) for n, s in enumerate(draft.seats, start=1) if needs_approval(s.judge_extra)]
+    status: GameStatus = "pending" if asks else "final"
+    values = _game_values(draft)
+    # The game belongs to the current stage (D13): the first one not closed; NULL (the
+    # first stage) for a tournament without stages.
+    r = await fetch_one(
         conn,
         "INSERT INTO games (tournament_id, round, table_no, result, day1_voted_out,"
         " first_killed, best_move, best_move_hint, judge_id, draft_id, ended_at, created_at,"
-        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (tournament_id, *_game_values(draft), judge_id, draft.draft_id, to_ts(ended_at), at, at),
+        " updated_at, status, stage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        " (SELECT number FROM stages WHERE tournament_id = ? AND status <> 'closed'"
+        " ORDER BY number LIMIT 1)) RETURNING id, stage",
+        (tournament_id, *values, judge_id, draft.draft_id, ended, at, at, status, tournament_id),
     )
-    # The game belongs to the current stage (D13): the first one not closed; NULL (the
-    # first stage) for a tournament without stages.
-    await run(
-        conn,
-        "UPDATE games SET stage = (SELECT number FROM stages WHERE tournament_id = ?"
-        " AND status <> 'closed' ORDER BY number LIMIT 1) WHERE id = ?",
-        (tournament_id, game_id),
-    )
+    assert r is not None
+    game_id = int(r[0])
     await _write_seats(conn, game_id, tournament_id, draft, set())
-    await _sync_approvals(conn, game_id, draft, set(), at)
-    return game_id
+    approvals: tuple[ApprovalRow, ...] = ()
+    if asks:
+        rows = await fetch_all(
+            conn,
+            "INSERT INTO approvals (game_id, seat, player_id, requested, created_at) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?)"] * len(asks))
+            + " RETURNING *",
+            [v for n, s in asks for v in (game_id, n, s.player_id, s.judge_extra, at)],
+        )
+        approvals = tuple(sorted((_approval_row(a) for a in rows), key=lambda a: a.id))
+    record = GameRecord(
+        id=game_id,
+        tournament_id=tournament_id,
+        round=draft.round,
+        table_no=draft.table_no,
+        result=draft.result,
+        day1_voted_out=draft.day1_voted_out,
+        first_killed=draft.first_killed,
+        best_move=_json_list(values[5]),
+        best_move_hint=bool(draft.best_move_hint),
+        status=status,
+        judge_id=judge_id,
+        draft_id=draft.draft_id,
+        ended_at=from_ts(ended),
+        created_at=from_ts(at),
+        updated_at=from_ts(at),
+        annulled_by=None,
+        annulled_at=None,
+        annul_reason=None,
+        seats=tuple(
+            SeatRecord(
+                seat=n,
+                player_id=s.player_id,
+                nickname=names[s.player_id],
+                role=s.role,
+                disqualified=bool(s.disqualified),
+                judge_extra=s.judge_extra,
+                chief_approved=False,
+                penalties=s.penalties,
+            )
+            for n, s in enumerate(draft.seats, start=1)
+        ),
+    )
+    return AddedGame(record, fresh=True, staged=r[1] is not None, approvals=approvals)
 
 
 async def update_game(
@@ -584,12 +657,7 @@ async def update_game(
     if current.status == "annulled":
         raise GameAnnulled(game_id)
     tid = current.tournament_id
-    taken = await _table_taken(conn, tid, draft.round, draft.table_no, game_id)
-    if taken is not None:
-        raise DuplicateTable(draft.round, draft.table_no, taken)
-    await _check_players(conn, tid, draft)
-    stage = await fetch_val(conn, "SELECT coalesce(stage, 1) FROM games WHERE id = ?", (game_id,))
-    await _check_entrants(conn, tid, draft, int(stage))
+    await _checks(conn, tid, draft, game_id=game_id)
     at = ts_or_now(now)
     await run(
         conn,

@@ -295,14 +295,16 @@ async def remove(conn: Conn, ids: Iterable[int]) -> int:
     return await run(conn, f"DELETE FROM outbox WHERE id IN ({marks}) AND {_LIVE}", chosen)
 
 
-async def texts_posted(conn: Conn, ids: Iterable[int]) -> None:
+async def texts_posted(conn: Conn, rows: Iterable[OutboxRow]) -> None:
     """The lines of these rows went out: notes are done; results stay for the round's
     picture, without their text."""
-    chosen, marks = _ids(ids)
-    if not chosen:
-        return
-    await run(conn, f"DELETE FROM outbox WHERE kind = 'note' AND id IN ({marks})", chosen)
-    await run(conn, f"UPDATE outbox SET text = NULL WHERE id IN ({marks})", chosen)
+    rows = list(rows)
+    notes, marks = _ids(r.id for r in rows if r.kind == NOTE)
+    if notes:
+        await run(conn, f"DELETE FROM outbox WHERE id IN ({marks})", notes)
+    others, marks = _ids(r.id for r in rows if r.kind != NOTE)
+    if others:
+        await run(conn, f"UPDATE outbox SET text = NULL WHERE id IN ({marks})", others)
 
 
 async def seating_text_posted(conn: Conn, row_id: int) -> None:

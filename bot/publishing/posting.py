@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import suppress
 from functools import partial
 from typing import TypeVar
 
@@ -217,6 +218,11 @@ class GroupPoster:
         if any(r.kind in (outbox.RESULT, outbox.STANDINGS) for r in rows):
             steps.append((partial(self._update_standings, bot, tournament),
                           [r for r in rows if r.kind == outbox.STANDINGS], STANDINGS_MESSAGE))
+            # The standings first, then the posts: they are current as soon as can be
+            # (readers share them), whatever the lines' sending costs. What fails here
+            # fails again in its own step, which tells it.
+            with suppress(Exception):
+                await self._standings.get(tournament_id)
         for row in rows:
             if row.kind == outbox.CUT:
                 steps.append((partial(self._post_cut, bot, tournament, row, refused), [row],
@@ -343,7 +349,7 @@ class GroupPoster:
                     await self._post_line(bot, tournament.id, chat_id, row, line, refused)
                 continue
             async with self._db.transaction() as conn:
-                await outbox.texts_posted(conn, (r.id for r in mine))
+                await outbox.texts_posted(conn, mine)
 
     async def _post_line(
         self, bot: Bot, tournament_id: int, chat_id: int, row: outbox.OutboxRow, line: str,
@@ -359,7 +365,7 @@ class GroupPoster:
                     raise
                 continue
             async with self._db.transaction() as conn:
-                await outbox.texts_posted(conn, [row.id])
+                await outbox.texts_posted(conn, [row])
             return
         assert found is not None
         await self._set_aside(tournament_id, [row], found)

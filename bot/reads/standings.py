@@ -18,11 +18,11 @@ every game again; the engine still rescores only the games that differ.
 from __future__ import annotations
 
 import asyncio
+import json
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.db.career import changed_games
 from bot.db.connection import Database, fetch_one
 from bot.db.errors import NotFound
 from bot.db.lots import LotRow, lots_for_tournament
@@ -42,10 +42,14 @@ from scoring import (
     tournament_standings,
 )
 
-# The tournament's distance and roster version, and the newest change of the feed.
+# In one trip: the tournament's distance and roster version, the newest change of the
+# feed and the games written after ``since`` (none when it is NULL), and whether the
+# tournament has stages to read.
 _HEAD_SQL = """
-SELECT distance, roster_version, (SELECT coalesce(max(seq), 0) FROM game_changes)
-FROM tournaments WHERE id = ?
+SELECT distance, roster_version, (SELECT coalesce(max(seq), 0) FROM game_changes),
+       (SELECT json_group_array(game_id) FROM game_changes WHERE seq > :since),
+       EXISTS (SELECT 1 FROM stages WHERE tournament_id = :id)
+FROM tournaments WHERE id = :id
 """
 
 
@@ -210,11 +214,13 @@ class StandingsService:
     async def _recompute(self, tid: int) -> TournamentStandings:
         loaded = self._loaded.get(tid)
         async with self._db.read() as conn:
-            head = await fetch_one(conn, _HEAD_SQL, (tid,))
+            since = None if loaded is None else loaded.seq
+            head = await fetch_one(conn, _HEAD_SQL, {"id": tid, "since": since})
             if head is None:
                 self._loaded.pop(tid, None)
                 raise NotFound("tournament", tid)
             distance, roster, seq = int(head[0]), int(head[1]), int(head[2])
+            has_stages = bool(head[4])
             everything = loaded is None  # the first time: every game
             if loaded is None:
                 loaded = _Loaded(roster, await player_names(conn, tid))
@@ -228,13 +234,13 @@ class StandingsService:
             else:
                 # The games written since the last read (of any tournament: those not
                 # held and not of this one are read as nothing).
-                seq, changed = await changed_games(conn, loaded.seq)
+                changed = [int(game_id) for game_id in json.loads(head[3])]
                 read = await load_stored_games(conn, tid, names, changed) if changed else []
                 counted = {stored.id for stored in read}
                 gone = [game_id for game_id in changed
                         if game_id in loaded.held and game_id not in counted]
             lots = await lots_for_tournament(conn, tid)
-            stage_rows = await list_stages(conn, tid)
+            stage_rows = await list_stages(conn, tid) if has_stages else []
             of_game: dict[int, int] = {}
             replaced: dict[int, dict[str, str]] = {}
             if stage_rows:

@@ -24,7 +24,7 @@ the sending are the caller's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -49,6 +49,7 @@ from bot.services.notices import Notice
 from bot.services.phrases import Joined, Phrase, ResultLines, StageName, Verbatim, locale_for
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.seating_rounds import round_saved
+from bot.services.staff import tournament_and_role
 from scoring import (
     GameBreakdown,
     Problem,
@@ -194,9 +195,9 @@ async def save(
     not. ``saving``: the caller's answer once the review passed, before the game is
     stored (what is refused after it, the card shows as a note)."""
     draft = request.draft
+    # As every tap of the card checks them: read once per change of the database.
+    t, role = await tournament_and_role(rt.db, request.tournament_id, request.actor)
     async with rt.db.read() as conn:
-        t = await tournaments.get_tournament(conn, request.tournament_id)
-        role = await staff.staff_role(conn, request.tournament_id, request.actor)
         card = await live.by_draft_id(conn, request.draft_id) if request.draft_id else None
         by_live = await games.get_game(conn, card.game_id) if card and card.game_id else None
         seated = [] if draft is None else await players.players_by_id(
@@ -317,12 +318,18 @@ async def store_game(
     """One transaction: a new game (its result line for the chat, without points while
     its stage is hidden: D17) or the correction of a stored one; then its news."""
     ended_at = utcnow()
+    planned = correcting is None
+    asks: tuple[ApprovalRow, ...] | None = None  # None: read once committed
     try:
         async with rt.db.transaction() as conn:
             if correcting is not None:
                 record = await _store_correction(rt, conn, correcting, draft, actor)
             else:
-                record = await _store_new(rt, conn, tournament_id, draft, actor, ended_at, lines)
+                added, planned = await _store_new(
+                    rt, conn, tournament_id, draft, actor, ended_at, lines
+                )
+                record = added.record
+                asks = added.approvals if added.fresh else None
     except DuplicateTable as exc:
         return Refusal(
             N_("Round {round}, table {table} was saved meanwhile (game #{id}). Nothing was "
@@ -339,7 +346,7 @@ async def store_game(
         )
     except InvalidDraft as exc:
         return Refusal(N_("Not saved: {reason}"), {"reason": str(exc)})
-    return Stored(record, await _news(rt.db, record, actor, planned=correcting is None))
+    return Stored(record, await _news(rt.db, record, actor, planned=planned, asks=asks))
 
 
 async def _store_correction(
@@ -364,30 +371,41 @@ async def _store_new(
     actor: int,
     ended_at: datetime,
     lines: ResultLines,
-) -> GameRecord:
+) -> tuple[games.AddedGame, bool]:
     """Within the transaction: a Save delivered again finds its game stored and adds
     neither an audit entry nor a second result line. The line's wording follows the
-    stage the game was stored in, decided here for the card and the live protocol alike."""
-    fresh = await games.get_game_by_draft(conn, draft.draft_id) is None
-    game_id = await games.save_game(conn, tournament_id, draft, actor, ended_at)
-    record = await games.require_game(conn, game_id)
-    if fresh:
-        await audit.record(conn, "game.save", record.id, record.tournament_id, actor, after=record)
-        hidden = await stages_db.game_hides_figures(conn, record.id)
-        line = lines.hidden if hidden else lines.shown
-        await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
-        await round_saved(conn, record.tournament_id, record.round)  # the next round's seating
-    return record
+    stage the game was stored in, decided here for the card and the live protocol alike.
+    Returns the game, and False when a new game's tournament has no accepted seating
+    plan (its news need not look for one)."""
+    added = await games.add_game(conn, tournament_id, draft, actor, ended_at)
+    record = added.record
+    if not added.fresh:
+        return added, True
+    await audit.record(conn, "game.save", record.id, record.tournament_id, actor, after=record)
+    # Without stages nothing hides the figures (D17).
+    hidden = added.staged and await stages_db.game_hides_figures(conn, record.id)
+    line = lines.hidden if hidden else lines.shown
+    await rt.publisher.enqueue(conn, record.tournament_id, result=line, game_id=record.id)
+    # The next round's seating.
+    return added, await round_saved(conn, record.tournament_id, record.round)
 
 
 # -- the news -----------------------------------------------------------------------------
 
 
-async def _news(db: Database, game: GameRecord, actor: int, *, planned: bool) -> GameNews:
+async def _news(
+    db: Database,
+    game: GameRecord,
+    actor: int,
+    *,
+    planned: bool,
+    asks: Sequence[ApprovalRow] | None = None,
+) -> GameNews:
     """Who hears of the stored ``game`` besides the group, read at once: the chief judges
     about its judge's points above 0.5 no chief judge was asked about yet (D7; the
-    judge's notice for when none of them can be reached) and, when ``planned`` (a new
-    game), about a table of the accepted seating plan played with a substitute (but
+    judge's notice for when none of them can be reached; ``asks``: those, when the
+    Save just requested them) and, when ``planned`` (a new game of a tournament with
+    an accepted seating plan), about a table of the plan played with a substitute (but
     the one who saved it): who played instead of whom, and that the remaining rounds
     can be re-planned if a player left."""
     plan = await accepted_plan(db, game.tournament_id) if planned else None
@@ -397,11 +415,14 @@ async def _news(db: Database, game: GameRecord, actor: int, *, planned: bool) ->
         for seat in game.seats
         if at_table is not None and seat.player_id != at_table[seat.seat - 1]
     ]
+    if asks is not None and not asks and not swaps:
+        return GameNews(game)
     async with db.read() as conn:
-        asks = [
-            a for a in await games.approvals_for_game(conn, game.id)
-            if a.status == "pending" and not a.messages
-        ]
+        if asks is None:
+            asks = [
+                a for a in await games.approvals_for_game(conn, game.id)
+                if a.status == "pending" and not a.messages
+            ]
         if not asks and not swaps:
             return GameNews(game)
         t = await tournaments.get_tournament(conn, game.tournament_id)

@@ -115,16 +115,20 @@ async def tell_seating(
         await _announce(conn, tournament_id, new, round_no, users)
 
 
-async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> None:
+async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> bool:
     """A game of the round was saved (in the caller's transaction): when that completes
     the round under the accepted plan's tables, the next round's seating is announced.
-    The last round has no successor: nothing is."""
+    The last round has no successor: nothing is. Returns whether a plan of the current
+    stage is accepted (without one, nothing is read again to tell)."""
     row = await current_row(conn, tournament_id)
-    if row is None or not any(int(r["round"]) == round_no + 1 for r in row.plan["rounds"]):
-        return
+    if row is None:
+        return False
+    if not any(int(r["round"]) == round_no + 1 for r in row.plan["rounds"]):
+        return True
     if await outbox.is_announced(conn, tournament_id, round_no + 1):
-        return
+        return True
     everyone = await players_db.list_players(conn, tournament_id)
     stored = stored_plan(row, everyone)
     if await _round_complete(conn, tournament_id, stored, round_no):
         await _announce(conn, tournament_id, stored, round_no + 1, _linked(everyone))
+    return True

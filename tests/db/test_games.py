@@ -21,6 +21,7 @@ from bot.db.errors import (
 from bot.db.games import (
     GameDraft,
     SeatDraft,
+    add_game,
     annul_game,
     approvals_for_game,
     decide_approval,
@@ -78,6 +79,34 @@ async def test_save_and_read_back(
     assert game.seat(8).disqualified and game.seat(8).penalties == ("8.5.1",)
     assert (game.seat(3).judge_extra, game.seat(6).judge_extra) == (30, 25)
     assert game.to_draft() == draft
+
+
+async def test_a_new_game_is_returned_as_stored(
+    db: Database, tournament: TournamentRow, players: list[int]
+) -> None:
+    """The Save uses the record ``add_game`` returns without reading it back: it is the
+    game as stored, with the approvals it requested (D7); saved again, the same."""
+    draft = make_draft(
+        players, result=Result.DRAW, day1_voted_out=2, first_killed=4, extras={2: 70, 5: 30}
+    )
+    draft = replace(
+        draft,
+        best_move_hint=True,
+        seats=(
+            *draft.seats[:9],
+            SeatDraft(players[9], Role.CIVILIAN, disqualified=True, penalties=("8.5.1", "8.5.2")),
+        ),
+    )
+    async with db.transaction() as conn:
+        added = await add_game(conn, tournament.id, draft, JUDGE, ENDED)
+        again = await add_game(conn, tournament.id, draft, JUDGE, ENDED)
+    async with db.read() as conn:
+        stored = await require_game(conn, added.record.id)
+        approvals = await approvals_for_game(conn, stored.id)
+    assert added.fresh and added.record == stored and stored.status == "pending"
+    assert added.approvals == tuple(approvals) and [a.seat for a in approvals] == [2]
+    assert not added.staged
+    assert not again.fresh and again.record == stored and again.approvals == ()
 
 
 async def test_same_draft_twice_is_one_game(
