@@ -379,20 +379,24 @@ def _rank_key(row: RawRow, scale: int, drawn: dict[str, int]) -> RankKey:
     )
 
 
+def _tied(previous: RankKey, row_key: RankKey, drawn: dict[str, int]) -> bool:
+    """Whether the row of ``row_key`` shares the place of the row above it, of
+    ``previous``: equal by 8.7-8.7.4, and the lot (8.7.5) does not order them."""
+    return (
+        row_key[0] == previous[0]  # (the totals differ most often: asked first)
+        and row_key[1:5] == previous[1:5]
+        and row_key[6] not in drawn
+        and row_key[5] == previous[5]
+    )
+
+
 def _places(keys: Iterable[RankKey], drawn: dict[str, int]) -> Iterator[int]:
     """The place of each key of ``keys`` (in order): players equal by 8.7-8.7.4 whom the
     lot does not order share a place."""
     previous: RankKey | None = None
     place = 0
     for position, row_key in enumerate(keys, start=1):
-        tied = (
-            previous is not None
-            and row_key[0] == previous[0]  # (the totals differ most often: asked first)
-            and row_key[1:5] == previous[1:5]
-            and row_key[6] not in drawn
-            and row_key[5] == previous[5]
-        )
-        if not tied:
+        if previous is None or not _tied(previous, row_key, drawn):
             place = position
         previous = row_key
         yield place
@@ -415,11 +419,11 @@ def placed_rows(rows: list[RawRow], lot: Sequence[str]) -> tuple[StandingRow, ..
 
 class _Ranking:
     """``placed_rows`` of a ``RunningTally``'s rows, kept in order from one call to the
-    next: only the rows that changed move (a bisection each); the places are then
-    counted down the order, reusing each unchanged row at an unchanged place. The
-    same functions as ``placed_rows`` decide the order and the places."""
+    next: only the rows that changed move (a bisection each), and only they and the rows
+    whose place they shift are made anew (``_replaced``). The same functions as
+    ``placed_rows`` decide the order and the places."""
 
-    __slots__ = ("_drawn", "_keys", "_lot", "_order", "_placed", "_scale")
+    __slots__ = ("_drawn", "_keys", "_lot", "_order", "_scale", "_shown")
 
     def __init__(self) -> None:
         self._lot: tuple[str, ...] = ()
@@ -427,7 +431,7 @@ class _Ranking:
         self._scale = 1
         self._keys: dict[str, RankKey] = {}  # player -> his key in ``_order``
         self._order: list[RankKey] = []
-        self._placed: dict[str, StandingRow] = {}
+        self._shown: list[StandingRow] = []  # the rows placed last, in ``_order``'s order
 
     def placed(
         self, rows: dict[str, RawRow], changed: Iterable[str], lot: tuple[str, ...],
@@ -437,7 +441,7 @@ class _Ranking:
         last call (all of them with ``everything``)."""
         if lot != self._lot:
             self._lot, self._drawn, everything = lot, _drawn(lot), True
-        scale, keys, order, placed = self._scale, self._keys, self._order, self._placed
+        scale, keys, order, drawn = self._scale, self._keys, self._order, self._drawn
         if not everything:
             for player in changed:
                 row = rows.get(player)
@@ -447,24 +451,69 @@ class _Ranking:
         if everything:
             self._scale = scale = _scale(rows.values())
             keys.clear()
-            keys.update((p, _rank_key(row, scale, self._drawn)) for p, row in rows.items())
+            keys.update((p, _rank_key(row, scale, drawn)) for p, row in rows.items())
             order[:] = sorted(keys.values())
-            placed.clear()
+            self._shown = [
+                StandingRow(place, *rows[key[6]])
+                for place, key in zip(_places(order, drawn), order, strict=False)
+            ]
+            return tuple(self._shown)
+        before = order[:]
+        gone: list[int] = []  # where the rows that changed stood in ``before``
+        moved: list[RankKey] = []
+        for player in changed:
+            old = keys.pop(player, None)
+            if old is not None:
+                gone.append(bisect_left(before, old))
+                del order[bisect_left(order, old)]
+            row = rows.get(player)
+            if row is not None:
+                key = keys[player] = _rank_key(row, scale, drawn)
+                insort(order, key)
+                moved.append(key)
+        fresh = sorted(bisect_left(order, key) for key in moved)
+        self._shown = _replaced(order, rows, drawn, self._shown, sorted(gone), fresh)
+        return tuple(self._shown)
+
+
+def _replaced(
+    order: list[RankKey],
+    rows: dict[str, RawRow],
+    drawn: dict[str, int],
+    before: list[StandingRow],
+    gone: list[int],
+    fresh: list[int],
+) -> list[StandingRow]:
+    """The rows placed in ``order``, from the rows placed ``before`` but for the ones at
+    ``gone`` there, and the rows that changed, at ``fresh`` in ``order`` (both sorted).
+
+    Between them the rows are those of ``before`` in the same order: a run of them
+    keeps its rows when it stands where it stood and its first row keeps its place;
+    else its first row's place is counted again (tied to the row above it or not),
+    the rows tied to that one share it, and every other row's place moves by as many
+    places as the run moved (its ties are the ones it had)."""
+    shown: list[StandingRow] = []
+    n, f, g, i, o = len(order), 0, 0, 0, 0
+    while i < n:
+        tied = i > 0 and _tied(order[i - 1], order[i], drawn)
+        place = shown[-1].place if tied else i + 1
+        if f < len(fresh) and fresh[f] == i:  # a row that changed
+            shown.append(StandingRow(place, *rows[order[i][6]]))
+            f, i = f + 1, i + 1
+            continue
+        while g < len(gone) and gone[g] == o:
+            g, o = g + 1, o + 1
+        length = min(
+            (fresh[f] if f < len(fresh) else n) - i, (gone[g] if g < len(gone) else len(before)) - o
+        )
+        run = before[o : o + length]
+        first, shift = run[0].place, i - o
+        if shift == 0 and place == first:
+            shown.extend(run)
         else:
-            for player in changed:
-                old = keys.pop(player, None)
-                if old is not None:
-                    del order[bisect_left(order, old)]
-                placed.pop(player, None)
-                row = rows.get(player)
-                if row is not None:
-                    key = keys[player] = _rank_key(row, scale, self._drawn)
-                    insort(order, key)
-        shown = []
-        for place, key in zip(_places(order, self._drawn), order, strict=False):
-            player = key[6]
-            standing = placed.get(player)
-            if standing is None or standing.place != place:
-                standing = placed[player] = StandingRow(place, *rows[player])
-            shown.append(standing)
-        return tuple(shown)
+            shown.extend(
+                StandingRow(place if row.place == first else row.place + shift, *row[1:])
+                for row in run
+            )
+        i, o = i + length, o + length
+    return shown
