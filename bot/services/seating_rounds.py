@@ -118,8 +118,8 @@ async def tell_seating(
 async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> bool:
     """A game of the round was saved (in the caller's transaction): when that completes
     the round under the accepted plan's tables, the next round's seating is announced.
-    The last round has no successor: nothing is. Returns whether a plan of the current
-    stage is accepted (without one, nothing is read again to tell)."""
+    The last round has no successor: nothing is. Returns whether the tournament has an
+    accepted plan of the current stage."""
     row = await current_row(conn, tournament_id)
     if row is None:
         return False
