@@ -14,8 +14,8 @@ of that *root*, never their own (`NsResolver`). So every aiogram model that can 
 the namespace aiogram's loop passes:
 
 - the classes in `aiogram.types.__all__` (done by the patched loop);
-- the `TelegramMethod` subclasses: not deferred, they are built at import, and the ones whose
-  types cannot be resolved then fall back to pydantic's "rebuild on first use";
+- the `TelegramMethod` subclasses: aiogram does not defer them (it would build ~130 at
+  import, ~1.4 MiB); `install()` defers them too, so each is built on its first call;
 - `Response`: its parametrizations (`Response[Message]`, made by the session for each answer)
   inherit the attribute, as pydantic creates them without a namespace of their own.
 
@@ -41,6 +41,7 @@ from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic._internal._config import ConfigWrapper
 from pydantic_core import CoreSchema, core_schema
 
 if TYPE_CHECKING:
@@ -50,6 +51,10 @@ log = logging.getLogger(__name__)
 
 # The module whose loop builds every type; the patch acts on calls from there only.
 _TYPES_MODULE = "aiogram.types"
+# The methods' classes (their modules' names start so): built on first use too; not
+# `Response` (its parametrizations are pinned built) nor the methods' base.
+_METHODS_PACKAGE = "aiogram.methods."
+_METHODS_BASE = "aiogram.methods.base"
 
 _installed = False
 # The namespace aiogram's loop passes (all type names plus typing helpers); one dict for all.
@@ -102,11 +107,30 @@ def install() -> None:
             _types_namespace=_types_namespace,
         )
 
+    original_config = ConfigWrapper.__dict__["for_model"]
+
+    def deferred_methods(
+        cls: type[ConfigWrapper],
+        bases: tuple[type[Any], ...],
+        namespace: dict[str, Any],
+        raw_annotations: dict[str, Any],
+        kwargs: dict[str, Any],
+    ) -> ConfigWrapper:
+        wrapper: ConfigWrapper = original_config.__func__(
+            cls, bases, namespace, raw_annotations, kwargs
+        )
+        module = str(namespace.get("__module__", ""))
+        if module.startswith(_METHODS_PACKAGE) and module != _METHODS_BASE:
+            wrapper.config_dict["defer_build"] = True
+        return wrapper
+
     BaseModel.model_rebuild = classmethod(record)  # type: ignore[method-assign,assignment]
+    ConfigWrapper.for_model = classmethod(deferred_methods)  # type: ignore[method-assign,assignment]
     try:
         import aiogram  # noqa: F401  (imports aiogram.types, then aiogram.methods)
     finally:
         BaseModel.model_rebuild = original  # type: ignore[method-assign]
+        ConfigWrapper.for_model = original_config  # type: ignore[method-assign]
     if _namespace is None:
         # aiogram no longer builds its types in that loop: they are eager, and correct.
         log.warning("aiogram's types were not deferred: its type loop was not seen")
