@@ -18,7 +18,6 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.fsm.storage.base import DefaultKeyBuilder
 from aiogram.fsm.storage.memory import SimpleEventIsolation
-from aiohttp import web
 
 import handlers
 from bot.config import Settings
@@ -43,12 +42,13 @@ from bot.telegram.polling import Polling
 from bot.telegram.startup import TokenRefused, first_contact
 from bot.telegram.watch import TelegramWatch
 from bot.texts.i18n import create_i18n
-from bot.web.server import add_webhook, create_app, start_server
 from handlers.game_entry.notices import NOTICES
 from handlers.game_entry.spec import Desk
 from handlers.game_entry.steps import CARD
 
-if TYPE_CHECKING:  # imported where the pages are added: aiohttp's web parts stay lazy
+if TYPE_CHECKING:  # imported where a server is made: polling alone does without aiohttp.web
+    from aiohttp import web
+
     from bot.web.runtime import LiveRuntime
 
 log = logging.getLogger(__name__)
@@ -176,8 +176,11 @@ async def run(settings: Settings, token: str, lock: InstanceLock | None = None) 
     prepare_runtime()
     mode = "webhook" if settings.webhook_url else "polling"
     port = settings.web_server_port  # never None in webhook mode
-    app = (create_app(settings, started=started, mode=mode, telegram=watch)
-           if port is not None else None)
+    app = None
+    if port is not None:
+        from bot.web.server import create_app
+
+        app = create_app(settings, started=started, mode=mode, telegram=watch)
     if app is not None and settings.webapp_url:
         add_live_pages(app, dp, bot, settings, token)
     if app is not None:
@@ -248,6 +251,8 @@ async def poll(app: web.Application | None, dp: Dispatcher, bot: Bot, settings: 
         log.warning("could not remove the webhook: %s", exc)
     runner = None
     if app is not None and settings.web_server_port is not None:
+        from bot.web.server import start_server
+
         runner = await start_server(app, settings.web_host, settings.web_server_port)
     polling = Polling(dp, bot, allowed_updates=updates, settled=dp["dedup"].recorded)
     stopper = asyncio.create_task(_stop_polling_on(stop, polling))
@@ -269,6 +274,8 @@ async def serve_webhook(app: web.Application, dp: Dispatcher, bot: Bot, settings
                         port: int, updates: list[str], stop: asyncio.Event) -> None:
     """Webhook mode until SIGTERM, SIGINT or ``stop``: the dispatcher's start-up and
     shutdown hooks run with the application's (aiogram's ``setup_application``)."""
+    from bot.web.server import add_webhook, start_server
+
     secret = (settings.webhook_secret.get_secret_value() if settings.webhook_secret
               else secrets.token_urlsafe(32))
     add_webhook(app, dp, bot, path=settings.webhook_path, secret=secret)

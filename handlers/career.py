@@ -37,7 +37,6 @@ from bot.services.records import Database, PlayerRow, TournamentRow
 from bot.services.refusals import OUT_OF_DATE
 from bot.services.staff import staff_tournaments
 from bot.texts import career_text as texts
-from bot.texts.career_image import render_history, render_top
 from bot.texts.markup import html_text
 from bot.texts.phrases import say
 from bot.texts.rating_format import CAPTION_LIMIT, decimal_point
@@ -121,6 +120,8 @@ async def _show(
     title = _("{name}: career rating").format(name=profile.person.name)
     subtitle = texts.place_line(profile)
     values = [point.rating for point in profile.history]
+    from bot.texts.career_image import render_history  # Pillow only when drawing
+
     image = await asyncio.to_thread(
         render_history, title, subtitle, values, point=decimal_point(), axis=_("rated games")
     )
@@ -204,6 +205,8 @@ async def top(
         await message.answer(page)
     if not rows:
         return
+    from bot.texts.career_image import render_top  # Pillow only when drawing
+
     images = await asyncio.to_thread(
         render_top, texts.top_title(), texts.top_columns(), texts.top_cells(state, rows),
         subtitle=texts.top_subtitle(len(rows), settings.top_min_games),

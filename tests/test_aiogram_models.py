@@ -290,7 +290,8 @@ def _install_after_import() -> dict[str, Any]:
 
 
 def _pinning() -> dict[str, Any]:
-    """pin_response_types() keeps the bot's `Response[...]` alive through a GC collection."""
+    """pin_response_types() keeps the bot's `Response[...]` alive through a GC collection,
+    and the calls through them answer as before."""
     from aiogram.methods import StopPoll
     from pydantic import BaseModel
 
@@ -304,7 +305,9 @@ def _pinning() -> dict[str, Any]:
     # Control: a parametrization nothing holds is collected (what pinning prevents).
     loose = weakref.ref(_response(StopPoll.__returning__))
     gc.collect()
+    again = asyncio.run(_behaviour())
     return {
+        "results": again["results"],
         "model_rebuild_restored":
             BaseModel.__dict__["model_rebuild"].__func__.__module__ == "pydantic.main",
         "pinned": len(refs),
@@ -424,3 +427,4 @@ def test_pinned_response_types_survive_gc(children: dict[str, dict[str, Any]]) -
     assert pinned["model_rebuild_restored"]
     assert pinned["lost"] == [] and pinned["pinned"] >= 10
     assert pinned["loose_collected"]
+    assert pinned["results"] == children["eager"]["results"]

@@ -54,7 +54,6 @@ from bot.texts.rating_format import CAPTION_LIMIT, MESSAGE_LIMIT, split_lines, u
 from bot.texts.seating_text import (
     find_round,
     plan_title,
-    round_seating_picture,
     round_seating_text,
     round_seating_update,
     substitute_for,
@@ -620,6 +619,8 @@ class GroupPoster:
             text = round_seating_update(plan, round_no, title)
         else:
             text = round_seating_text(plan, round_no, title)
+        from bot.texts.seating_image import round_seating_picture  # Pillow only when drawing
+
         image = await asyncio.to_thread(round_seating_picture, plan, round_no, title)
         photo = BufferedInputFile(image, filename=f"seating-round-{round_no}.png")
         # Each post is marked done right after Telegram took it, in its own transaction:

@@ -14,8 +14,8 @@ of that *root*, never their own (`NsResolver`). So every aiogram model that can 
 the namespace aiogram's loop passes:
 
 - the classes in `aiogram.types.__all__` (done by the patched loop);
-- the `TelegramMethod` subclasses: not deferred, they are built at import, and the ones whose
-  types cannot be resolved then fall back to pydantic's "rebuild on first use";
+- the `TelegramMethod` subclasses: aiogram does not defer them (it would build ~130 at
+  import, ~1.4 MiB); `install()` defers them too, so each is built on its first call;
 - `Response`: its parametrizations (`Response[Message]`, made by the session for each answer)
   inherit the attribute, as pydantic creates them without a namespace of their own.
 
@@ -32,12 +32,17 @@ checked with, and `LAZY_MODELS=0` (bot/config.py) leaves aiogram's eager build a
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Union, cast, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic._internal._config import ConfigWrapper
+from pydantic_core import CoreSchema, core_schema
 
 if TYPE_CHECKING:
     from aiogram.methods import TelegramMethod
@@ -46,6 +51,10 @@ log = logging.getLogger(__name__)
 
 # The module whose loop builds every type; the patch acts on calls from there only.
 _TYPES_MODULE = "aiogram.types"
+# The methods' classes (their modules' names start so): built on first use too; not
+# `Response` (its parametrizations are pinned built) nor the methods' base.
+_METHODS_PACKAGE = "aiogram.methods."
+_METHODS_BASE = "aiogram.methods.base"
 
 _installed = False
 # The namespace aiogram's loop passes (all type names plus typing helpers); one dict for all.
@@ -98,11 +107,30 @@ def install() -> None:
             _types_namespace=_types_namespace,
         )
 
+    original_config = ConfigWrapper.__dict__["for_model"]
+
+    def deferred_methods(
+        cls: type[ConfigWrapper],
+        bases: tuple[type[Any], ...],
+        namespace: dict[str, Any],
+        raw_annotations: dict[str, Any],
+        kwargs: dict[str, Any],
+    ) -> ConfigWrapper:
+        wrapper: ConfigWrapper = original_config.__func__(
+            cls, bases, namespace, raw_annotations, kwargs
+        )
+        module = str(namespace.get("__module__", ""))
+        if module.startswith(_METHODS_PACKAGE) and module != _METHODS_BASE:
+            wrapper.config_dict["defer_build"] = True
+        return wrapper
+
     BaseModel.model_rebuild = classmethod(record)  # type: ignore[method-assign,assignment]
+    ConfigWrapper.for_model = classmethod(deferred_methods)  # type: ignore[method-assign,assignment]
     try:
         import aiogram  # noqa: F401  (imports aiogram.types, then aiogram.methods)
     finally:
         BaseModel.model_rebuild = original  # type: ignore[method-assign]
+        ConfigWrapper.for_model = original_config  # type: ignore[method-assign]
     if _namespace is None:
         # aiogram no longer builds its types in that loop: they are eager, and correct.
         log.warning("aiogram's types were not deferred: its type loop was not seen")
@@ -141,15 +169,58 @@ def pin_response_types(methods: Iterable[type[TelegramMethod[Any]]] | None = Non
     aiogram's session parametrizes `Response[method.__returning__]` for every answer, and
     pydantic keeps parametrized generics in a weak cache: after a GC collection the class and
     its validator are built again on the next call. Idempotent.
+
+    Each model in a return type is validated by its own validator (`_OwnValidator`): a
+    plain `Response[Message]` would hold a copy of the validators of all ~120 types a
+    message can nest (~1.2 MiB each of `Response[Message]`, `Response[list[Message]]`,
+    `Response[Message | bool]`, `Response[list[Update]]`). `Response[returning]` gives
+    that class from then on.
     """
     from aiogram.methods.base import Response
     from aiogram.types import Message, Update
+    from pydantic._internal._generics import set_cached_generic_type
 
-    # Built as models of their own first, they are reused by the validators built below
-    # (pydantic-core's prebuilt validators) instead of being copied into each of them.
+    # Message first: Update's validator then reuses it (built the other way round, the
+    # two take ~1.6 MiB more).
     for hub in (Message, Update):
         hub.model_rebuild()
     for method in project_methods() if methods is None else methods:
         returning = method.__returning__
         if returning not in _pinned:
-            _pinned[returning] = Response[returning]  # type: ignore[valid-type]
+            pinned = cast(type[BaseModel], Response[_own_validators(returning)])  # type: ignore[misc]
+            _pinned[returning] = pinned
+            set_cached_generic_type(Response, (returning,), pinned)
+
+
+class _OwnValidator:
+    """`Annotated[Model, _OWN]`: validated (and serialized) by the model's own validator.
+
+    pydantic-core reuses a complete model's validator for a "model" schema of its class
+    (its "prebuilt" validators) without building the inner schema, so the inner schema
+    here is a placeholder. The model is built first, as a model of its own.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: type[BaseModel], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        source.model_rebuild(raise_errors=True)
+        return core_schema.model_schema(source, core_schema.any_schema())
+
+
+_OWN = _OwnValidator()
+
+
+def _own_validators(returning: Any) -> Any:
+    """``returning`` with each model in it marked `_OWN` (in lists and unions too)."""
+    if isinstance(returning, type) and issubclass(returning, BaseModel):
+        return Annotated[returning, _OWN]
+    args = get_args(returning)
+    if not args:
+        return returning
+    inner = tuple(_own_validators(arg) for arg in args)
+    origin = get_origin(returning)
+    if origin is list:
+        return list[inner[0]]  # type: ignore[valid-type]
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, inner)
+    return returning

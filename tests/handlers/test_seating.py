@@ -24,11 +24,11 @@ from bot.db.games import list_games
 from bot.reads import stored_plans
 from bot.services import seating as service
 from bot.texts.i18n import create_i18n
+from bot.texts.seating_image import round_seating_picture
 from bot.texts.seating_text import (
     MESSAGE_LIMIT,
     plan_sheet_rows,
     player_seat_text,
-    round_seating_picture,
     round_seating_text,
     utf16_len,
 )
