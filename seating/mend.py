@@ -17,8 +17,8 @@ rounds keeps every pair within 3 (an exhaustive search), nor new rows of the qua
 construction for up to six of the ten quartets; tabu search, annealing on the meetings
 over 3 alone and a search that weighs the pairs it keeps failing to part all stall at
 9 or more; and an exact solver, given minutes, finds no rounds 4-10 at all that keep
-every pair within 3 around the played rounds, kept or fresh (for some mixes of kernels
-in those rounds it proves there are no quartet-structured ones): whether any exist is
+every pair within 3 around the played rounds, kept or fresh (it proves there are none
+on the plan's quartets for some mixes of kernels in those rounds): whether any exist is
 open. No quartet plan extends the played rounds either: with the swap they are the
 rounds of none (no grouping into quartets and labelling of their tables fits all
 three, where the plan's own first three rounds fit 64 ways).
