@@ -11,7 +11,17 @@ meets once too often can't be parted by moving players between tables. For 40 pl
 at 4 tables, two of round 3 swapped (11 pairs meet 4 times), no swap in the rounds
 left lowers that count, a search of swaps and a greedy series of exchanges of two
 players' places over any set of those rounds stall at 8 or more, and a bounded search
-re-seating the two with one or two others in all of them finds nothing.
+re-seating the two with one or two others in all of them finds nothing. Larger changes
+fail too: no placing of the eight players of the two swapped players' quartets in those
+rounds keeps every pair within 3 (an exhaustive search), nor new rows of the quartet
+construction for up to six of the ten quartets; tabu search, annealing on the meetings
+over 3 alone and a search that weighs the pairs it keeps failing to part all stall at
+9 or more; and an exact solver, given minutes, finds no rounds 4-10 at all that keep
+every pair within 3 around the played rounds, kept or fresh (it proves there are none
+on the plan's quartets for some mixes of kernels in those rounds): whether any exist is
+open. No quartet plan extends the played rounds either: with the swap they are the
+rounds of none (no grouping into quartets and labelling of their tables fits all
+three, where the plan's own first three rounds fit 64 ways).
 
 The *excess* of a player with g games: per seat number, how far his games in it are
 outside ``floor(g / 10)`` - ``ceil(g / 10)`` (within those, his seat spread is at most

@@ -128,6 +128,11 @@ def test_forty_players_replanned_after_two_swapped_tables_in_round_3() -> None:
         for name in pair
     }
     assert len(moved) <= 6
-    fresh = make({k: v for k, v in request.items() if k != "previous_rounds"})
+    fresh_request = {k: v for k, v in request.items() if k != "previous_rounds"}
+    fresh = make(fresh_request)
+    assert broken_rules(fresh, fresh_request) == []
     assert rounds_of(fresh)[:3] == rounds[:3]
     assert fresh["quality"]["seat_spread"] <= 1  # 2 before
+    # The bench's goal is 3; neither re-plan reaches it yet (bench/seating_bench.py).
+    assert kept["quality"]["meetings_max"] <= 4
+    assert fresh["quality"]["meetings_max"] <= 4
