@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -34,6 +35,7 @@ from aiogram.methods import (
 from bot.app import build_dispatcher
 from bot.config import Settings
 from bot.db import games, outbox, players, tournaments
+from bot.db import stages as stages_db
 from bot.db.connection import Database
 from bot.db.games import GameDraft, SeatDraft
 from bot.db.tournaments import TournamentRow
@@ -44,6 +46,7 @@ from bot.telegram.flood import FloodControl, FloodLimits
 from bot.texts.i18n import create_i18n
 from bot.texts.rating_format import split_labels, split_lines
 from bot.texts.standings_text import live_message
+from scoring import StandingRow, Standings
 from tests.support import BOT_TOKEN, ApiError, BotHarness, Limits, RecordingSession
 
 CHIEF = 7001
@@ -551,6 +554,31 @@ async def test_short_round_gets_its_picture_when_the_next_round_starts(env: Env)
     assert len(captions) == 2 and "после тура 2" in captions[1]
 
 
+async def test_a_round_needs_as_many_tables_as_the_busiest_round_had(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a plan a round has as many tables as any round of the stage had, the
+    first round included; the posting reads the saved round's games and that count,
+    never the tournament's games."""
+    t, ids = await make_tournament(env.db, players_count=20)  # 2 tables by the count
+    for table in (1, 2, 3):  # round 1 had 3
+        await save(env.db, t.id, draft(1, table, table_players(ids, 1, table)))
+
+    async def every_game(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("the tournament's games were read")
+
+    monkeypatch.setattr(games, "tables_by_round", every_game)
+    monkeypatch.setattr(stages_db, "game_stages", every_game)
+    for table in (1, 2):
+        g = await save(env.db, t.id, draft(5, table, table_players(ids, 5, table)))
+        await env.game_saved(t.id, g, f"R5 T{table}")
+    assert env.delivered(SendPhoto) == []  # round 1 had 3 tables: round 5 waits
+    g = await save(env.db, t.id, draft(5, 3, table_players(ids, 5, 3)))
+    await env.game_saved(t.id, g, "R5 T3")
+    captions = [p.caption for p in env.delivered(SendPhoto)]
+    assert len(captions) == 1 and "после тура 5" in captions[0]
+
+
 async def test_many_players_picture_comes_as_an_album(env: Env) -> None:
     t, ids = await make_tournament(env.db, players_count=120)
     for table in range(1, 13):
@@ -581,6 +609,8 @@ def test_completed_round_rules() -> None:
     assert completed_round({1: {1, 2}}, {1: 10}, {11}, {1}, 20, {1: {1, 2, 3}}) is None
     # A round the plan lacks falls back to the count.
     assert completed_round({2: {1, 2}}, {2: 10}, {11}, {2}, 20, {1: {1, 2, 3}}) == 2
+    # ...where a third table seen in a round not given counts too.
+    assert completed_round({2: {1, 2}}, {2: 10}, {11}, {2}, 20, highest=3) is None
 
 
 # -- lifecycle ------------------------------------------------------------------------------
@@ -699,6 +729,21 @@ async def test_standings_of_200_players_fit_one_message(db: Database) -> None:
         text = live_message(t.title, (await standings.get(t.id)).standings)
     assert len(text) < 4096
     assert "/rating all" in text and "ещё 150" in text
+
+
+def test_a_place_shared_across_the_cut_of_the_live_message_shows_its_whole_range() -> None:
+    """The live message shows the top 50 rows; a place shared by rows 49 to 52 reads
+    49–52 on the two shown, and the rest are counted."""
+    places = [*range(1, 49), 49, 49, 49, 49, *range(53, 1001)]
+    rows = tuple(
+        StandingRow(place, f"P{n}", Fraction(1001 - place), Fraction(0), Fraction(0),
+                    Fraction(0), 0, 0, 0, 10)
+        for n, place in enumerate(places, start=1)
+    )
+    with I18N.context(), I18N.use_locale("en"):
+        text = live_message("Cup", Standings(4, rows))
+    assert "49–52 P49 " in text and "49–52 P50 " in text and "P51 " not in text
+    assert "…and 950 more: /rating all" in text
 
 
 def test_long_lines_are_split_into_messages() -> None:

@@ -22,17 +22,22 @@ import seating
 from bot.app import build_dispatcher
 from bot.config import Settings
 from bot.db import LATEST, MIGRATIONS, outbox
+from bot.db import games as games_db
 from bot.db import seating as seating_repo
+from bot.db import stages as stages_db
 from bot.db.connection import Database
 from bot.services import seating as service
 from bot.services.seating import PlanView, Prepared
 from bot.texts.seating_text import round_seating_text
+from tests.handlers.test_game_entry_support import Driver
+from tests.handlers.test_game_entry_support import World as CardWorld
 from tests.handlers.tournament_fixtures import TournamentSetup
 from tests.support import ApiError, BotHarness
 from tests.support.seating_fixtures import (
     CHAT,
     CHIEF,
     I18N,
+    JUDGE,
     LINKED,
     TITLE,
     accept_plan,
@@ -139,6 +144,33 @@ async def test_the_last_game_of_round_1_brings_round_2_after_the_round_results(
         line = seat_line(plan, 2, name, language_of(name))
         assert told[name] == [f"<b>Spring Cup</b>\n{line}"], name
     assert await outbox_kinds(db) == []
+
+
+async def test_whether_a_save_ends_its_round_is_read_from_that_round_alone(
+    harness: BotHarness, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Save that completes round 1 brings round 2's seating, the round checked on
+    its own games: the tournament's are not read (they grow with it)."""
+    t = await seated_world(db)
+    plan = await accept_plan(harness, t)
+    harness.session.clear()
+    await save_quietly(db, t, plan, 1, 1)
+    judge = Driver(CardWorld(harness, db, tid=t.id, pids=t.player_ids),
+                   harness.user(JUDGE, "Judge", language_code="en"))
+    await judge.enter(round_table="1 2", nicks=table_of(plan, 1, 2))
+    await judge.to_review()
+
+    async def every_game(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the tournament's games were read")
+
+    monkeypatch.setattr(games_db, "tables_by_round", every_game)
+    monkeypatch.setattr(stages_db, "game_stages", every_game)
+    await judge.save()
+
+    assert [photo_name(p) for p in group_posts(harness)] == [
+        None, None, "standings-1.png", None, "seating-round-2.png"
+    ]
+    assert_seating_posted(harness, plan, 2)
 
 
 async def test_a_withdrawn_players_seat_is_posted_for_a_substitute_and_he_is_not_told(

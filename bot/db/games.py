@@ -341,6 +341,52 @@ async def tables_by_round(conn: Conn, tournament_id: int) -> list[tuple[int, int
     return [(r[0], r[1], r[2]) for r in rows]
 
 
+async def round_tables(
+    conn: Conn, tournament_id: int, rounds: Iterable[int]
+) -> list[tuple[int, int, int, int]]:
+    """(game id, round, table, stage number) of the games that count in ``rounds``,
+    read through the (tournament, round, table) index: whatever the tournament's size."""
+    wanted = sorted(set(rounds))
+    if not wanted:
+        return []
+    rows = await fetch_all(
+        conn,
+        "SELECT id, round, table_no, coalesce(stage, 1) FROM games WHERE tournament_id = ?"
+        f" AND status <> 'annulled' AND round IN ({', '.join('?' * len(wanted))})"
+        " ORDER BY round, table_no",
+        (tournament_id, *wanted),
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+async def places_of(
+    conn: Conn, tournament_id: int, game_ids: Iterable[int]
+) -> dict[int, tuple[int, int]]:
+    """Game id → (round, stage number) of those of ``game_ids`` that count."""
+    wanted = sorted(set(game_ids))
+    if not wanted:
+        return {}
+    rows = await fetch_all(
+        conn,
+        "SELECT id, round, coalesce(stage, 1) FROM games WHERE tournament_id = ?"
+        f" AND status <> 'annulled' AND id IN ({', '.join('?' * len(wanted))})",
+        (tournament_id, *wanted),
+    )
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+async def highest_table(conn: Conn, tournament_id: int, stage: int) -> int:
+    """The highest table number of the stage's games that count (0: none): one lookup
+    of the games_stage_table index, whatever the tournament's size."""
+    found = await fetch_val(
+        conn,
+        "SELECT max(table_no) FROM games WHERE tournament_id = ? AND status <> 'annulled'"
+        " AND coalesce(stage, 1) = ?",
+        (tournament_id, stage),
+    )
+    return int(found or 0)
+
+
 async def last_judged(conn: Conn, tournament_id: int, judge_id: int) -> tuple[int, int] | None:
     """(round, table) of the judge's game that counts in the latest round he judged."""
     row = await fetch_one(

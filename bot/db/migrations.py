@@ -905,6 +905,13 @@ ALTER TABLE clubs ADD COLUMN remind_before INTEGER NOT NULL DEFAULT 10800
     CHECK (remind_before BETWEEN 0 AND 604800);
 """
 
+# Version 18: a stage's highest table number in one index lookup: a saved game's round
+# is checked for completion without reading the tournament's games.
+_V18_GAMES_STAGE_TABLE = """
+CREATE INDEX games_stage_table ON games (tournament_id, coalesce(stage, 1), table_no)
+    WHERE status <> 'annulled';
+"""
+
 
 MIGRATIONS: tuple[Step, ...] = (
     _V1_DOMAIN,
@@ -924,6 +931,7 @@ MIGRATIONS: tuple[Step, ...] = (
     _v15_career,
     _V16_CLUB_EVENINGS,
     _V17_CLUB_REMINDER,
+    _V18_GAMES_STAGE_TABLE,
 )
 LATEST = len(MIGRATIONS)
 

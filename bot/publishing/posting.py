@@ -84,6 +84,8 @@ def completed_round(
     saved_rounds: set[int],
     confirmed_players: int,
     planned: Mapping[int, set[int]] | None = None,
+    *,
+    highest: int = 0,
 ) -> int | None:
     """The latest round the games in ``saved`` completed, if any.
 
@@ -94,10 +96,12 @@ def completed_round(
     is complete when the first game of the next round is saved. Only the saves of this
     batch can complete a round, so a restart never posts an old round again.
 
-    ``tables``: round -> table numbers with a game that counts; ``first_games``:
-    round -> id of its earliest game; ``saved_rounds``: rounds of the ``saved`` games.
+    ``tables``: round -> table numbers with a game that counts (the ``saved_rounds``
+    and the rounds before them suffice); ``first_games``: round -> id of its earliest
+    game; ``saved_rounds``: rounds of the ``saved`` games; ``highest``: the highest table
+    number of the rounds not in ``tables``.
     """
-    t = max([*(max(ts) for ts in tables.values() if ts), confirmed_players // 10, 1])
+    t = max([*(max(ts) for ts in tables.values() if ts), highest, confirmed_players // 10, 1])
     planned = planned or {}
     done = None
 
@@ -534,34 +538,41 @@ class GroupPoster:
     async def _round_picture(
         self, bot: Bot, tournament: TournamentRow, saved: list[int], refused: Refused
     ) -> None:
+        plan = await accepted_plan(self._db, tournament.id)
+        planned = plan.tables_by_round() if plan else {}
+        # Only the saved games' rounds and the ones before them can complete (see
+        # completed_round): their games are read, not the tournament's.
         async with self._db.read() as conn:
-            tables = await games_repo.tables_by_round(conn, tournament.id)
-            players_count = await players.count_players(conn, tournament.id, status="confirmed")
             pictured = await outbox.pictured_rounds(conn, tournament.id)
             # A round is one stage's (D13): its tables are counted among that stage's
             # games, for that stage's players (a one-table final after ten qualifying
             # tables has rounds of one table).
-            stage_of = await stages_repo.game_stages(conn, tournament.id)
-            stage = max((stage_of.get(game_id, 1) for game_id in saved), default=1)
-            rows = await stages_repo.list_stages(conn, tournament.id)
-            row = next((r for r in rows if r.number == stage), None)
-            if row is not None and row.entrants is not None:
-                players_count = len(await stages_repo.entrants_of(conn, row.id))
-        plan = await accepted_plan(self._db, tournament.id)
+            placed = await games_repo.places_of(conn, tournament.id, saved)
+            stage = max((placed[g][1] if g in placed else 1 for g in saved), default=1)
+            saved_rounds = {r for r, s in placed.values() if s == stage}
+            near = saved_rounds | {r - 1 for r in saved_rounds}
+            tables = await games_repo.round_tables(conn, tournament.id, near)
+            # The T of completed_round, for a round the plan has no tables for.
+            highest = players_count = 0
+            if any(not planned.get(r) for r in near):
+                highest = await games_repo.highest_table(conn, tournament.id, stage)
+                players_count = await players.count_players(
+                    conn, tournament.id, status="confirmed"
+                )
+                rows = await stages_repo.list_stages(conn, tournament.id)
+                row = next((r for r in rows if r.number == stage), None)
+                if row is not None and row.entrants is not None:
+                    players_count = len(await stages_repo.entrants_of(conn, row.id))
         by_round: dict[int, set[int]] = {}
         first_games: dict[int, int] = {}
-        saved_set = set(saved)
-        saved_rounds: set[int] = set()
-        for game_id, round_no, table_no in tables:
-            if stage_of.get(game_id, 1) != stage:
+        for game_id, round_no, table_no, of_stage in tables:
+            if of_stage != stage:
                 continue
             by_round.setdefault(round_no, set()).add(table_no)
             first_games[round_no] = min(first_games.get(round_no, game_id), game_id)
-            if game_id in saved_set:
-                saved_rounds.add(round_no)
         complete = completed_round(
-            by_round, first_games, saved_set, saved_rounds, players_count,
-            plan.tables_by_round() if plan else None,
+            by_round, first_games, set(saved), saved_rounds, players_count, planned or None,
+            highest=highest,
         )
         if complete is None or complete in pictured:
             return

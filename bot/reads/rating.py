@@ -61,10 +61,20 @@ async def unsettled(db: Database, tournament_id: int, ts: TournamentStandings) -
                     continue
                 code = codes[protest.game_id] = game.code
             pending.setdefault(code, PendingGame(code)).protests.append(protest.id)
-    who = frozenset(
-        seat.player for game in ts.tournament.games if game.id in pending for seat in game.seats
-    )
-    return Unsettled(pending, who)
+    return Unsettled(pending, _players_of(ts, set(pending)))
+
+
+def _players_of(ts: TournamentStandings, codes: set[str]) -> frozenset[str]:
+    """Who played the games of ``codes``. They are mostly the latest: looked for from
+    the end, and no further than the last of them."""
+    who: set[str] = set()
+    for game in reversed(ts.tournament.games):
+        if not codes:
+            break
+        if game.id in codes:
+            codes.discard(game.id)
+            who.update(seat.player for seat in game.seats)
+    return frozenset(who)
 
 
 async def games_of(db: Database, ts: TournamentStandings, player: PlayerRow) -> list[GameView]:

@@ -15,7 +15,7 @@ from bot.db import outbox
 from bot.db import players as players_db
 from bot.db.connection import Conn
 from bot.db.players import PlayerRow
-from bot.reads.stored_plans import StoredPlan, current_row, stored_plan
+from bot.reads.stored_plans import StoredPlan, current_row, plan_from_dict, stored_plan
 
 Position = tuple[int, int] | None  # (table, seat); None: he sits the round out
 _ABSENT: Position = (0, 0)  # the round doesn't name him
@@ -41,12 +41,12 @@ def _linked(everyone: Sequence[PlayerRow]) -> dict[int, int]:
 
 
 async def _round_complete(
-    conn: Conn, tournament_id: int, stored: StoredPlan, round_no: int
+    conn: Conn, tournament_id: int, planned: set[int], round_no: int
 ) -> bool:
-    """Every table the plan has in the round has a saved game (pending approval counts)."""
-    planned = stored.tables_by_round().get(round_no, set())
-    shape = await games_db.tables_by_round(conn, tournament_id)
-    saved = {table for _game, number, table in shape if number == round_no}
+    """Every table the plan has in the round (``planned``) has a saved game (pending
+    approval counts); only the round's games are read."""
+    saved = {table for _game, _round, table, _stage in await games_db.round_tables(
+        conn, tournament_id, [round_no])}
     return bool(planned) and planned <= saved
 
 
@@ -111,7 +111,9 @@ async def tell_seating(
         return
     if not positions(new, round_no):
         return  # every round is played: nothing comes next
-    if round_no == first or await _round_complete(conn, tournament_id, new, round_no - 1):
+    if round_no == first or await _round_complete(
+        conn, tournament_id, new.tables_by_round().get(round_no - 1, set()), round_no - 1
+    ):
         await _announce(conn, tournament_id, new, round_no, users)
 
 
@@ -127,8 +129,10 @@ async def round_saved(conn: Conn, tournament_id: int, round_no: int) -> bool:
         return True
     if await outbox.is_announced(conn, tournament_id, round_no + 1):
         return True
-    everyone = await players_db.list_players(conn, tournament_id)
-    stored = stored_plan(row, everyone)
-    if await _round_complete(conn, tournament_id, stored, round_no):
+    planned = {t.table for r in plan_from_dict(row.plan).rounds if r.round == round_no
+               for t in r.tables}  # the tables need no nicknames: the players wait
+    if await _round_complete(conn, tournament_id, planned, round_no):
+        everyone = await players_db.list_players(conn, tournament_id)
+        stored = stored_plan(row, everyone)
         await _announce(conn, tournament_id, stored, round_no + 1, _linked(everyone))
     return True

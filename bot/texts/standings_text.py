@@ -261,10 +261,16 @@ def live_message(
             _("Not counted until the chief judge approves the judge's points (8.4.3): {games}")
             .format(games=listed(standings.pending_games, budget))
         )
-    if lot_due and standings.ties():
+    if lot_due and len({row.place for row in rows}) < len(rows):  # a place is shared
         notes.append(_("Players sharing a place wait for the chief judge's lot (8.7.5)."))
+    # The places up to the end of the last shown one: its label's full range, and no
+    # more of the standings is looked at than is shown.
+    end = min(max_rows, len(rows))
+    while 0 < end < len(rows) and rows[end].place == rows[end - 1].place:
+        end += 1
     table = standings_table(
-        rows[:max_rows], all_places=[row.place for row in rows], pending_players=pending_players
+        rows[:max_rows], all_places=[row.place for row in rows[:end]],
+        pending_players=pending_players,
     )
     shown = len(table.rows)
     while True:
