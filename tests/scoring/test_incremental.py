@@ -32,6 +32,14 @@ from .test_properties import MUTATIONS, POOL, SETTINGS, valid_games
 
 KEYS = range(8)
 IDS = [f"R{n}" for n in range(6)]  # fewer ids than keys: some games share an id (rule "id")
+# Strategies drawn from in loops, made once (hypothesis validates each new one again).
+GAME_IDS = st.sampled_from(IDS)
+KEYS_DRAWN = st.sampled_from(KEYS)
+MUTATION = st.sampled_from(sorted(MUTATIONS))
+PUT_ACTIONS = st.sampled_from(["put", "put", "put", "discard", "distance", "lot"])
+SAVE_ACTIONS = st.sampled_from(["save"] * 5 + ["edit"] * 2 + ["annul", "lot", "B"])
+LOT_OF_6 = st.lists(st.sampled_from(POOL), unique=True, max_size=6)
+LOT_OF_8 = st.lists(st.sampled_from(POOL), unique=True, max_size=8)
 
 
 def assert_same_as_whole(scored: ScoredGames, t: Tournament, order: list[int]) -> None:
@@ -53,9 +61,9 @@ def assert_same_as_whole(scored: ScoredGames, t: Tournament, order: list[int]) -
 
 @st.composite
 def some_game(draw: st.DrawFn) -> Game:
-    played = draw(valid_games(draw(st.sampled_from(IDS))))
+    played = draw(valid_games(draw(GAME_IDS)))
     if draw(st.integers(0, 9)) == 0:  # now and then a game that breaks a rule
-        played = MUTATIONS[draw(st.sampled_from(sorted(MUTATIONS)))](played)
+        played = MUTATIONS[draw(MUTATION)](played)
     return played
 
 
@@ -67,19 +75,19 @@ def test_scored_games_follow_puts_and_discards_like_the_whole_tournament(data: A
     distance = 10
     lot: tuple[str, ...] = ()
     for _step in range(data.draw(st.integers(1, 25))):
-        action = data.draw(st.sampled_from(["put", "put", "put", "discard", "distance", "lot"]))
+        action = data.draw(PUT_ACTIONS)
         if action == "put":
-            key = data.draw(st.sampled_from(KEYS))
+            key = data.draw(KEYS_DRAWN)
             held[key] = data.draw(some_game())
             scored.put(key, held[key])
         elif action == "discard":
-            key = data.draw(st.sampled_from(KEYS))
+            key = data.draw(KEYS_DRAWN)
             held.pop(key, None)
             scored.discard(key)
         elif action == "distance":
             distance = data.draw(st.integers(1, 12))
         else:
-            lot = tuple(data.draw(st.lists(st.sampled_from(POOL), unique=True, max_size=6)))
+            lot = tuple(data.draw(LOT_OF_6))
         assert len(scored) == len(held) and all(key in scored for key in held)
         order = data.draw(st.permutations(list(held)))
         t = Tournament(distance=distance, games=tuple(held[k] for k in order), lot=lot)
@@ -196,7 +204,7 @@ def test_standings_kept_through_saves_edits_and_annulments_are_the_whole_computa
     lot: tuple[str, ...] = ()
     saved = 0
     for _step in range(data.draw(st.integers(1, 40))):
-        action = data.draw(st.sampled_from(["save"] * 5 + ["edit"] * 2 + ["annul", "lot", "B"]))
+        action = data.draw(SAVE_ACTIONS)
         if action in ("edit", "annul") and not held:
             action = "save"
         if action == "save":
@@ -211,7 +219,7 @@ def test_standings_kept_through_saves_edits_and_annulments_are_the_whole_computa
             del held[key]
             scored.discard(key)
         elif action == "lot":
-            lot = tuple(data.draw(st.lists(st.sampled_from(POOL), unique=True, max_size=8)))
+            lot = tuple(data.draw(LOT_OF_8))
         else:
             distance = data.draw(st.integers(1, 12))
         order = sorted(held)

@@ -25,13 +25,30 @@ SETTINGS = settings(
 )
 POOL = [f"N{n:02d}" for n in range(16)]
 RED_ROLES = {Role.CIVILIAN, Role.SHERIFF}
+# The strategies ``valid_games`` draws from, made once: hypothesis validates each new
+# strategy object again, which cost more than drawing from it (thousands of games a run).
+ROLES = st.permutations(DEFAULT_ROLES)
+TEN_PLAYERS = st.lists(st.sampled_from(POOL), min_size=10, max_size=10, unique=True)
+RESULTS = st.sampled_from(list(Result))
+BEST_MOVES = {
+    first: st.lists(st.sampled_from([n for n in range(1, 11) if n != first]), max_size=3,
+                    unique=True)
+    for first in range(1, 11)
+}
+PENALTY_RULES: dict[tuple[str, ...], st.SearchStrategy[list[str]]] = {}
+
+
+def penalty_rules(allowed: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    if allowed not in PENALTY_RULES:
+        PENALTY_RULES[allowed] = st.lists(st.sampled_from(allowed), min_size=1, max_size=2)
+    return PENALTY_RULES[allowed]
 
 
 @st.composite
 def valid_games(draw: st.DrawFn, game_id: str = "G") -> Game:
-    roles = draw(st.permutations(DEFAULT_ROLES))
-    players = draw(st.lists(st.sampled_from(POOL), min_size=10, max_size=10, unique=True))
-    result = draw(st.sampled_from(list(Result)))
+    roles = draw(ROLES)
+    players = draw(TEN_PLAYERS)
+    result = draw(RESULTS)
     voted_out = draw(st.integers(0, 3))
     first = draw(st.none() | st.integers(1, 10))
     best: list[int] = []
@@ -39,8 +56,7 @@ def valid_games(draw: st.DrawFn, game_id: str = "G") -> Game:
     if first is not None:
         hint = draw(st.booleans())
         if voted_out < 2:
-            others = [n for n in range(1, 11) if n != first]
-            best = draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
+            best = draw(BEST_MOVES[first])
     judge: dict[int, Fraction] = {}
     approved: set[int] = set()
     if result is not Result.DRAW:
@@ -66,7 +82,7 @@ def valid_games(draw: st.DrawFn, game_id: str = "G") -> Game:
         if role not in RED_ROLES and result is Result.RED:
             allowed.append("8.5.4")
         if allowed:
-            penalties[seat] = draw(st.lists(st.sampled_from(allowed), min_size=1, max_size=2))
+            penalties[seat] = draw(penalty_rules(tuple(allowed)))
     disqualified = draw(st.lists(st.integers(1, 10), max_size=2, unique=True))
     return Game(
         id=game_id,
