@@ -5,12 +5,14 @@ his points in each."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.db import games, players, protests, tournaments
-from bot.db.connection import Conn, Database
+from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
+from bot.db.protests import ProtestRow
 from bot.db.tournaments import TournamentRow
 from bot.reads.standings import TournamentStandings
 from bot.texts.rating_format import GameView
@@ -71,17 +73,19 @@ async def games_of(db: Database, ts: TournamentStandings, player: PlayerRow) -> 
     """The player's games, annulled ones too, with his points in each."""
     breakdowns = ts.breakdowns()
     async with db.read() as conn:
-        return [
-            await _game_view(conn, breakdowns, player, game)
-            for game in await games.games_of_player(conn, player.id, include_annulled=True)
-        ]
+        played = await games.games_of_player(conn, player.id, include_annulled=True)
+        filed = await protests.protests_for_games(conn, [game.id for game in played])
+    return [
+        _game_view(breakdowns, player, game, filed.get(game.id, ())) for game in played
+    ]
 
 
-async def _game_view(
-    conn: Conn, breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord
+def _game_view(
+    breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord,
+    protests_filed: Iterable[ProtestRow],
 ) -> GameView:
     """One of the player's games with his points in it (none for an annulled game)."""
-    filed = tuple((p.id, p.status) for p in await protests.protests_for_game(conn, game.id))
+    filed = tuple((p.id, p.status) for p in protests_filed)
     record_seat = game.seat_of(player.id)
     breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
     if breakdown is None or record_seat is None:

@@ -80,6 +80,10 @@ class Draft:
     # The callback query of the last tap applied: Telegram may deliver it again after
     # a restart, and a tap (a role toggle) must not be applied twice.
     tap: str = ""
+    # Whether a live draft may exist for this card (its button was shown). A new card
+    # starts with False and nothing the live protocol saved can close it, so no tap
+    # reads the live drafts; a draft stored without this field reads True (asked).
+    live: bool = True
 
     # -- JSON ----------------------------------------------------------------------
 

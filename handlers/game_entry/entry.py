@@ -66,6 +66,7 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
         judge_id=ctx.user_id,
         locale=ctx.i18n.current_locale,
         card_chat=chat_id,
+        live=False,
     )
     if len(running) == 1:
         d.tid, d.step = running[0], ctx.card.first
