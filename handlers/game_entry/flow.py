@@ -56,6 +56,15 @@ async def persist(ctx: Ctx, d: Draft) -> None:
     await ctx.state.update_data(data)
 
 
+async def forget(state: FSMContext) -> None:
+    """The card's conversation ended: no state, no draft (``FSMContext.clear``)."""
+    storage = state.storage
+    if isinstance(storage, SQLiteStorage):  # one write instead of two
+        await storage.clear(state.key)
+        return
+    await state.clear()
+
+
 def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
     """An old keyboard: another draft, another step, or another message than the card."""
     if d is None or data.t != d.token or data.s != d.step:
@@ -183,7 +192,7 @@ async def close_card(ctx: Ctx, d: Draft, game: GameRecord) -> None:
     """The card's draft is dropped, so whatever the judge does with the card next finds
     it closed; its message and the player's best-move request say where the game went,
     without buttons, and nothing is changed."""
-    await ctx.state.clear()
+    await forget(ctx.state)
     with ctx.i18n.use_locale(d.locale):
         text = "📱 " + saved_live_text(game)
     await retire_card(ctx.bot, d.card_chat, d.card_id, text)
