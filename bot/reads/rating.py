@@ -5,7 +5,7 @@ his points in each."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.db import games, players, protests, tournaments
@@ -13,7 +13,7 @@ from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
 from bot.db.protests import ProtestRow
-from bot.db.tournaments import TournamentRow
+from bot.db.tournaments import StaffTournament, TournamentRow
 from bot.reads.standings import TournamentStandings
 from bot.texts.rating_format import GameView
 from bot.texts.standings_text import PendingGame
@@ -22,21 +22,22 @@ from scoring import GameBreakdown
 Seen = list[tuple[TournamentRow, PlayerRow | None]]
 
 
-async def tournaments_of(db: Database, user_id: int) -> Seen:
+async def tournaments_of(db: Database, user_id: int, staffed: Sequence[StaffTournament]) -> Seen:
     """The player's unfinished tournaments (else his latest one), then the unfinished
-    ones he judges without playing; newest first."""
+    ones he judges without playing (``staffed``: his unfinished ones as staff, as the
+    caller read them); newest first."""
     async with db.read() as conn:
         played: Seen = []
         for player in await players.players_of_user(conn, user_id):
             tournament = await tournaments.get_tournament(conn, player.tournament_id)
             if tournament is not None:
                 played.append((tournament, player))
-        played.sort(key=lambda pair: pair[0].id, reverse=True)
-        chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
-        seen = {t.id for t, _p in played}
-        for staffed in await tournaments.tournaments_for_staff(conn, user_id):
-            if staffed.tournament.id not in seen:
-                chosen.append((staffed.tournament, None))
+    played.sort(key=lambda pair: pair[0].id, reverse=True)
+    chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
+    seen = {t.id for t, _p in played}
+    for staff in staffed:
+        if staff.tournament.id not in seen:
+            chosen.append((staff.tournament, None))
     return chosen
 
 
