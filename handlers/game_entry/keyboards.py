@@ -9,6 +9,7 @@ module needs nothing of ``spec``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Protocol
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
@@ -60,11 +61,15 @@ class CardButtons(Protocol):
     def number(self, code: str) -> int: ...
 
 
-# Every button of the card is a copy of this one with its own text and data, and its
-# keyboard a copy of the empty one with its rows: all of it is the card's own, and a
-# copy costs half of a model validated anew (a card shows up to 40 buttons a tap).
-_BUTTON = InlineKeyboardButton(text="-", callback_data="-")
-_MARKUP = InlineKeyboardMarkup(inline_keyboard=[])
+@cache
+def _models() -> tuple[InlineKeyboardButton, InlineKeyboardMarkup]:
+    """Every button of the card is a copy of this button with its own text and data, and
+    its keyboard a copy of this empty one with its rows: all of it is the card's own, and
+    a copy costs half of a model validated anew (a card shows up to 40 buttons a tap).
+    Made on first use: aiogram's models are built when first used, not at import."""
+    return InlineKeyboardButton(text="-", callback_data="-"), InlineKeyboardMarkup(
+        inline_keyboard=[]
+    )
 
 
 class Keys:
@@ -80,7 +85,7 @@ class Keys:
 
     def button(self, text: str, a: str, n: int = 0, m: int = 0) -> InlineKeyboardButton:
         data = f"{self._prefix}:{a}:{n}:{m}"
-        return _BUTTON.model_copy(update={"text": text, "callback_data": data})
+        return _models()[0].model_copy(update={"text": text, "callback_data": data})
 
     def row(self, *buttons: InlineKeyboardButton) -> None:
         if buttons:
@@ -113,7 +118,7 @@ class Keys:
         self.row(*buttons)
 
     def markup(self) -> InlineKeyboardMarkup:
-        return _MARKUP.model_copy(update={"inline_keyboard": self.rows})
+        return _models()[1].model_copy(update={"inline_keyboard": self.rows})
 
 
 def keyboard(card: CardButtons, d: Draft, view: View) -> InlineKeyboardMarkup:
