@@ -121,8 +121,9 @@ async def _private(
 ) -> None:
     user = message.from_user
     assert user is not None  # the identity middleware lets only real senders through
-    chosen = await tournaments_of(db, user.id)
-    staffed = {s.tournament.id for s in await staff_tournaments(db, user.id)}
+    mine = await staff_tournaments(db, user.id)
+    chosen = await tournaments_of(db, user.id, mine)
+    staffed = {s.tournament.id for s in mine}
     if not chosen:
         await message.answer(_("You are not in any tournament yet. Join one with /join NICKNAME."))
         return

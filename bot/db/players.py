@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, cast
@@ -167,6 +168,30 @@ async def find_player_by_nickname(
         (tournament_id, key),
     )
     return None if r is None else _row(r)
+
+
+async def find_players_by_nicknames(
+    conn: Conn, tournament_id: int, nicknames: Sequence[str]
+) -> list[PlayerRow | None]:
+    """``find_player_by_nickname`` of each nickname (None where there is none), in one
+    statement."""
+    keys: list[str | None] = []
+    for nickname in nicknames:
+        try:
+            keys.append(nickname_key(nickname))
+        except InvalidNickname:
+            keys.append(None)
+    wanted = sorted({key for key in keys if key is not None})
+    if not wanted:
+        return [None] * len(keys)
+    rows = await fetch_all(
+        conn,
+        "SELECT * FROM players WHERE tournament_id = ? AND status <> 'rejected'"
+        " AND nickname_key IN (SELECT value FROM json_each(?))",
+        (tournament_id, json.dumps(wanted, ensure_ascii=False)),
+    )
+    found = {r["nickname_key"]: _row(r) for r in rows}
+    return [None if key is None else found.get(key) for key in keys]
 
 
 async def player_for_user(conn: Conn, tournament_id: int, user_id: int) -> PlayerRow | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
@@ -154,3 +156,19 @@ async def protests_for_game(conn: Conn, game_id: int) -> list[ProtestRow]:
         conn, "SELECT * FROM protests WHERE game_id = ? ORDER BY filed_at, id", (game_id,)
     )
     return [_row(r) for r in rows]
+
+
+async def protests_for_games(conn: Conn, game_ids: Collection[int]) -> dict[int, list[ProtestRow]]:
+    """``protests_for_game`` of each game, in one statement (a game with none is absent)."""
+    if not game_ids:
+        return {}
+    rows = await fetch_all(
+        conn,
+        "SELECT * FROM protests WHERE game_id IN (SELECT value FROM json_each(?))"
+        " ORDER BY filed_at, id",
+        (json.dumps(sorted(set(game_ids))),),
+    )
+    found: dict[int, list[ProtestRow]] = {}
+    for r in rows:
+        found.setdefault(r["game_id"], []).append(_row(r))
+    return found

@@ -47,6 +47,11 @@ async def roster(db: Database, of: TournamentRow) -> tuple[PlayerRow, ...]:
         return await players.roster(conn, of)
 
 
+async def roster_player(db: Database, of: TournamentRow, player_id: int) -> PlayerRow | None:
+    """One player of the tournament, as its ``roster`` has him (None: not its player)."""
+    return next((p for p in await roster(db, of) if p.id == player_id), None)
+
+
 async def players_of(db: Database, player_ids: list[int]) -> list[PlayerRow]:
     """These players only (the ten of a game), not the tournament's roster."""
     async with db.read() as conn:
@@ -73,7 +78,7 @@ async def by_nicknames(
 ) -> list[PlayerRow | None]:
     """The player of each nickname (None where there is none), in one read."""
     async with db.read() as conn:
-        return [await players.find_player_by_nickname(conn, tournament_id, n) for n in names]
+        return await players.find_players_by_nicknames(conn, tournament_id, names)
 
 
 async def unreachable(db: Database, user_id: int) -> None:

@@ -141,7 +141,8 @@ async def load_export(
         tournament = await tournaments.require_tournament(conn, tournament_id)
         scored = await load_scoring_tournament(conn, tournament_id)
         games = await games_repo.list_games(conn, tournament_id, include_annulled=True)
-        protests = {g.id: await protests_repo.protests_for_game(conn, g.id) for g in games}
+        filed = await protests_repo.protests_for_games(conn, [g.id for g in games])
+        protests = {g.id: filed.get(g.id, []) for g in games}
         people = await users.get_users(
             conn, {g.judge_id for g in games} | {g.annulled_by for g in games if g.annulled_by}
         )

@@ -5,13 +5,15 @@ his points in each."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.db import games, players, protests, tournaments
-from bot.db.connection import Conn, Database
+from bot.db.connection import Database
 from bot.db.games import GameRecord
 from bot.db.players import PlayerRow
-from bot.db.tournaments import TournamentRow
+from bot.db.protests import ProtestRow
+from bot.db.tournaments import StaffTournament, TournamentRow
 from bot.reads.standings import TournamentStandings
 from bot.texts.rating_format import GameView
 from bot.texts.standings_text import PendingGame
@@ -20,21 +22,22 @@ from scoring import GameBreakdown
 Seen = list[tuple[TournamentRow, PlayerRow | None]]
 
 
-async def tournaments_of(db: Database, user_id: int) -> Seen:
+async def tournaments_of(db: Database, user_id: int, staffed: Sequence[StaffTournament]) -> Seen:
     """The player's unfinished tournaments (else his latest one), then the unfinished
-    ones he judges without playing; newest first."""
+    ones he judges without playing (``staffed``: his unfinished ones as staff, as the
+    caller read them); newest first."""
     async with db.read() as conn:
         played: Seen = []
         for player in await players.players_of_user(conn, user_id):
             tournament = await tournaments.get_tournament(conn, player.tournament_id)
             if tournament is not None:
                 played.append((tournament, player))
-        played.sort(key=lambda pair: pair[0].id, reverse=True)
-        chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
-        seen = {t.id for t, _p in played}
-        for staffed in await tournaments.tournaments_for_staff(conn, user_id):
-            if staffed.tournament.id not in seen:
-                chosen.append((staffed.tournament, None))
+    played.sort(key=lambda pair: pair[0].id, reverse=True)
+    chosen = [pair for pair in played if pair[0].status != "finished"] or played[:1]
+    seen = {t.id for t, _p in played}
+    for staff in staffed:
+        if staff.tournament.id not in seen:
+            chosen.append((staff.tournament, None))
     return chosen
 
 
@@ -81,17 +84,19 @@ async def games_of(db: Database, ts: TournamentStandings, player: PlayerRow) -> 
     """The player's games, annulled ones too, with his points in each."""
     breakdowns = ts.breakdowns()
     async with db.read() as conn:
-        return [
-            await _game_view(conn, breakdowns, player, game)
-            for game in await games.games_of_player(conn, player.id, include_annulled=True)
-        ]
+        played = await games.games_of_player(conn, player.id, include_annulled=True)
+        filed = await protests.protests_for_games(conn, [game.id for game in played])
+    return [
+        _game_view(breakdowns, player, game, filed.get(game.id, ())) for game in played
+    ]
 
 
-async def _game_view(
-    conn: Conn, breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord
+def _game_view(
+    breakdowns: dict[str, GameBreakdown], player: PlayerRow, game: GameRecord,
+    protests_filed: Iterable[ProtestRow],
 ) -> GameView:
     """One of the player's games with his points in it (none for an annulled game)."""
-    filed = tuple((p.id, p.status) for p in await protests.protests_for_game(conn, game.id))
+    filed = tuple((p.id, p.status) for p in protests_filed)
     record_seat = game.seat_of(player.id)
     breakdown = breakdowns.get(game.code) if game.status != "annulled" else None
     if breakdown is None or record_seat is None:

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from bot.db import games, live, players, staff, tournaments
@@ -191,12 +192,18 @@ async def open_drafts(db: Database, judge_id: int) -> list[tuple[LiveDraft, str]
 
 async def saved_live(db: Database, draft_id: str) -> GameRecord | None:
     """The game the live protocol saved of the card's ``draft_id``, if it saved one (the
-    card then closes its draft, as a game saved on the card closes the live one)."""
-    async with db.read() as conn:
-        draft = await live.by_draft_id(conn, draft_id)
-        if draft is None or draft.game_id is None:
-            return None
-        return await games.get_game(conn, draft.game_id)
+    card then closes its draft, as a game saved on the card closes the live one).
+
+    Asked on every tap of a card with a live draft: read once and kept until a
+    transaction commits (the live Save is one)."""
+    return await db.cached(("live.saved", draft_id), partial(_saved_live, draft_id=draft_id))
+
+
+async def _saved_live(conn: Conn, *, draft_id: str) -> GameRecord | None:
+    draft = await live.by_draft_id(conn, draft_id)
+    if draft is None or draft.game_id is None:
+        return None
+    return await games.get_game(conn, draft.game_id)
 
 
 # -- who may --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 
 from bot.db import players as players_db
 from bot.db import stages as stages_db
@@ -435,19 +436,29 @@ async def seating_entrants(
     db: Database, tournament_id: int, game_id: int | None
 ) -> tuple[str, frozenset[int]] | None:
     """Who may sit at a game of the current stage (or of ``game_id``'s stage): its name
-    and its entrants' ids (D13); None when anybody may."""
-    async with db.read() as conn:
-        return await stages_db.seating_entrants(conn, tournament_id, game_id)
+    and its entrants' ids (D13); None when anybody may. The card asks on every seating
+    tap: kept until a transaction commits (``Database.cached``)."""
+    return await db.cached(
+        ("stages.seating_entrants", tournament_id, game_id),
+        partial(stages_db.seating_entrants, tournament_id=tournament_id, game_id=game_id),
+    )
 
 
 async def _first_round(db: Database, tournament_id: int) -> tuple[StageRow | None, int]:
     """The current stage (None while the tournament is one stage or in its first) and
-    the first round its games may take: after every earlier stage's rounds (D13)."""
-    async with db.read() as conn:
-        current = stages_db.current_stage(await stages_db.list_stages(conn, tournament_id))
-        if current is None or current.number == 1:
-            return None, 1
-        last = await stages_db.last_rounds(conn, tournament_id)
+    the first round its games may take: after every earlier stage's rounds (D13). Kept
+    until a transaction commits (a stage or a game stored)."""
+    return await db.cached(
+        ("stages.first_round", tournament_id),
+        partial(_read_first_round, tournament_id=tournament_id),
+    )
+
+
+async def _read_first_round(conn: Conn, *, tournament_id: int) -> tuple[StageRow | None, int]:
+    current = stages_db.current_stage(await stages_db.list_stages(conn, tournament_id))
+    if current is None or current.number == 1:
+        return None, 1
+    last = await stages_db.last_rounds(conn, tournament_id)
     return current, max((r for n, r in last.items() if n < current.number), default=0) + 1
 
 

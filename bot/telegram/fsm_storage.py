@@ -110,6 +110,10 @@ class SQLiteStorage(BaseStorage):
         value = state.state if isinstance(state, State) else state
         return await self._merge(self._key(key), data, state=value)
 
+    async def clear(self, key: StorageKey) -> None:
+        """``FSMContext.clear`` (no state, no data) in one write: the row deleted."""
+        await self._write(self._key(key), _NO_ROW)
+
     async def _merge(
         self, storage_key: str, data: Mapping[str, Any], *, state: str | _Keep | None = _KEEP
     ) -> dict[str, Any]:

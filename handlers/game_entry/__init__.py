@@ -23,14 +23,16 @@ from handlers.game_entry import (
 )
 
 router = Router(name="game_entry")
-# save before entry: Save is a Step button with its own handler.
+# save before entry: Save is a Step button with its own handler. Then entry, whose
+# card taps are most of the bot's updates: the others' buttons have prefixes of their
+# own and their one command (/games) is none of entry's, so they come after it.
 router.include_routers(
     save.router,
+    entry.router,
     best_move.router,
     approvals.router,
     roster.router,
     corrections.router,
-    entry.router,
 )
 
 __all__ = ["router"]

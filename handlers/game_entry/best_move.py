@@ -19,11 +19,10 @@ from aiogram.types import CallbackQuery
 from aiogram.utils.i18n import gettext as _
 
 from bot.reads import card_reads
-from bot.services.records import Database
 from handlers.game_entry.callbacks import PlayerMove
 from handlers.game_entry.commands import attempt, refusal_text
 from handlers.game_entry.draft import DATA_KEY, Draft
-from handlers.game_entry.flow import closed_by_live, current_draft, show
+from handlers.game_entry.flow import closed_by_live, current_draft, store
 from handlers.game_entry.spec import Ctx, Desk
 from handlers.game_entry.states import GameEntry
 from handlers.game_entry.steps.best_move import (
@@ -101,7 +100,7 @@ async def player_taps(
             await callback.answer(_("The judge saved this game in the live protocol; nothing "
                                     "was changed."), show_alert=True)
             return
-        refusal = await _check_tap(desk.db, d, callback_data, callback)
+        refusal = await _check_tap(judge, d, callback_data, callback)
         if refusal is not None:
             await callback.answer(refusal, show_alert=True)
             return
@@ -127,8 +126,14 @@ async def _apply_tap(
     if d.bm_done:
         answer = _("Accepted") + ": " + seats_text(d.bm)
     await callback.answer(answer)
-    await judge.state.update_data({DATA_KEY: d.to_dict()})
-    title = await tournament_title(judge.db, d.tid)
+    # On the best-move step the card shows the tap too: the draft is stored with it
+    # (one write), before the player's request is edited, as it is otherwise.
+    if await judge.state.get_state() == GameEntry.best_move.state:
+        card = await store(judge, d)
+    else:
+        card = None
+        await judge.state.update_data({DATA_KEY: d.to_dict()})
+    title = await tournament_title(judge, d.tid)
     with judge.i18n.use_locale(d.bm_locale):
         text = player_text(d, title)
         markup = None if d.bm_done else player_markup(d)
@@ -138,12 +143,12 @@ async def _apply_tap(
         )
     except TelegramAPIError as exc:
         log.info("best move message not edited: %s", exc)
-    if await judge.state.get_state() == GameEntry.best_move.state:
-        await show(judge, d)
+    if card is not None:
+        await card()
 
 
 async def _check_tap(
-    db: Database, d: Draft | None, data: PlayerMove, callback: CallbackQuery
+    judge: Ctx, d: Draft | None, data: PlayerMove, callback: CallbackQuery
 ) -> str | None:
     message = callback.message
     if (
@@ -164,10 +169,12 @@ async def _check_tap(
         return _("Your best move was accepted already: {seats}.").format(seats=seats_text(d.bm))
     if d.bm_by != "player":
         return _("The judge is entering your best move himself.")
-    # Re-checked against the database: the seat's player is still this account.
+    # Re-checked against the roster as stored now: the seat's player is still this account.
     seat = d.first_killed
     pid = d.players[seat - 1] if seat else None
-    row = await card_reads.player(db, pid) if pid is not None else None
+    tournament = await judge.tournament(d.tid) if pid is not None else None
+    row = (await card_reads.roster_player(judge.db, tournament, pid)
+           if tournament is not None and pid is not None else None)
     if row is None or row.user_id != callback.from_user.id:
         return _("This best move is not yours to make.")
     if data.a not in ("s", "d"):

@@ -21,6 +21,7 @@ from handlers.game_entry.flow import (
     authorize,
     closed_by_live,
     current_draft,
+    forget,
     is_stale,
     persist,
     render,
@@ -66,6 +67,7 @@ async def start_game(ctx: Ctx, chat_id: int, *, reply: Message | None = None) ->
         judge_id=ctx.user_id,
         locale=ctx.i18n.current_locale,
         card_chat=chat_id,
+        live=False,
     )
     if len(running) == 1:
         d.tid, d.step = running[0], ctx.card.first
@@ -147,7 +149,7 @@ async def cancel(
     if saved is not None:
         await message.answer(saved_live_text(saved))
         return
-    await ctx.state.clear()
+    await forget(ctx.state)
     if d is not None:
         await retire_card(
             ctx.bot, d.card_chat, d.card_id, "✖ " + _("Cancelled. Nothing was saved.")
@@ -229,7 +231,7 @@ async def on_text(
     ctx = desk.ctx(bot, state, user_id)
     d = await current_draft(ctx.state)
     if d is None:
-        await ctx.state.clear()
+        await forget(ctx.state)
         return
     saved = await closed_by_live(ctx, d)
     if saved is not None:

@@ -6,6 +6,8 @@ the live protocol saved the card's game (README, "The live protocol")."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
 from aiogram import Bot
@@ -52,6 +54,15 @@ async def persist(ctx: Ctx, d: Draft) -> None:
         return
     await ctx.state.set_state(state)
     await ctx.state.update_data(data)
+
+
+async def forget(state: FSMContext) -> None:
+    """The card's conversation ended: no state, no draft (``FSMContext.clear``)."""
+    storage = state.storage
+    if isinstance(storage, SQLiteStorage):  # one write instead of two
+        await storage.clear(state.key)
+        return
+    await state.clear()
 
 
 def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
@@ -167,8 +178,8 @@ async def closed_by_live(ctx: Ctx, d: Draft) -> GameRecord | None:
     """The game, when the live protocol saved the card's game (the Mini App's Save
     stores the card's own game, the same ``draft_id``): the card is then closed
     (``close_card``). None: the card goes on (a live draft exists only once the seats
-    are filled)."""
-    if d.mode != "new" or not d.seats_done:
+    are filled and the card showed its button: ``Draft.live``)."""
+    if d.mode != "new" or not d.seats_done or not d.live:
         return None
     game = await live.saved_live(ctx.db, d.draft_id)
     if game is None:
@@ -181,7 +192,7 @@ async def close_card(ctx: Ctx, d: Draft, game: GameRecord) -> None:
     """The card's draft is dropped, so whatever the judge does with the card next finds
     it closed; its message and the player's best-move request say where the game went,
     without buttons, and nothing is changed."""
-    await ctx.state.clear()
+    await forget(ctx.state)
     with ctx.i18n.use_locale(d.locale):
         text = "📱 " + saved_live_text(game)
     await retire_card(ctx.bot, d.card_chat, d.card_id, text)
@@ -196,14 +207,20 @@ async def show(ctx: Ctx, d: Draft) -> None:
     held edit (the chat's pace, see ``bot.telegram.flood``) must not hold the judge's next tap,
     and edits still waiting when he taps again coalesce into the newest card.
     """
-    text, markup = await render(ctx, d)
-    d.note = None
-    await persist(ctx, d)
-    put = _put_card(ctx, d.card_chat, d.card_id, text, markup)
+    put = (await store(ctx, d))()
     if ctx.background is None:
         await put
     else:
         ctx.background.spawn(put, name=f"card {d.card_chat}/{d.card_id}")
+
+
+async def store(ctx: Ctx, d: Draft) -> Callable[[], Coroutine[Any, Any, None]]:
+    """``show`` up to its edit: the card rendered and the draft stored (its one-shot
+    note shown now, not stored); returns the edit, for the caller to make."""
+    text, markup = await render(ctx, d)
+    d.note = None
+    await persist(ctx, d)
+    return partial(_put_card, ctx, d.card_chat, d.card_id, text, markup)
 
 
 async def reshow(ctx: Ctx, d: Draft, view: View, markup: Any) -> None:

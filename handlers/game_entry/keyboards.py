@@ -9,6 +9,7 @@ module needs nothing of ``spec``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Protocol
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
@@ -60,6 +61,17 @@ class CardButtons(Protocol):
     def number(self, code: str) -> int: ...
 
 
+@cache
+def _models() -> tuple[InlineKeyboardButton, InlineKeyboardMarkup]:
+    """Every button of the card is a copy of this button with its own text and data, and
+    its keyboard a copy of this empty one with its rows: all of it is the card's own, and
+    a copy costs half of a model validated anew (a card shows up to 40 buttons a tap).
+    Made on first use: aiogram's models are built when first used, not at import."""
+    return InlineKeyboardButton(text="-", callback_data="-"), InlineKeyboardMarkup(
+        inline_keyboard=[]
+    )
+
+
 class Keys:
     """Buttons carrying the draft's token and the step the card shows."""
 
@@ -72,7 +84,8 @@ class Keys:
         self._prefix = Step(t=d.token, s=d.step, a="", n=0, m=0).pack().rsplit(":", 3)[0]
 
     def button(self, text: str, a: str, n: int = 0, m: int = 0) -> InlineKeyboardButton:
-        return InlineKeyboardButton(text=text, callback_data=f"{self._prefix}:{a}:{n}:{m}")
+        data = f"{self._prefix}:{a}:{n}:{m}"
+        return _models()[0].model_copy(update={"text": text, "callback_data": data})
 
     def row(self, *buttons: InlineKeyboardButton) -> None:
         if buttons:
@@ -105,7 +118,7 @@ class Keys:
         self.row(*buttons)
 
     def markup(self) -> InlineKeyboardMarkup:
-        return InlineKeyboardMarkup(inline_keyboard=self.rows)
+        return _models()[1].model_copy(update={"inline_keyboard": self.rows})
 
 
 def keyboard(card: CardButtons, d: Draft, view: View) -> InlineKeyboardMarkup:

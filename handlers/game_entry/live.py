@@ -42,6 +42,7 @@ async def with_live_button(
         players=[p for p in d.players if p is not None],
         judge_id=d.judge_id,
     )
+    d.live = True  # stored with the card shown: its taps ask whether it was saved live
     if draft.saved:
         return markup
     row = [_button(base, draft.token, "📱 " + _("Live protocol"))]

@@ -90,6 +90,19 @@ async def test_state_and_data_independent(storage: SQLiteStorage, db: Database) 
     assert await db.fetchval("SELECT count(*) FROM fsm") == 0
 
 
+async def test_clear_is_state_and_data_gone(storage: SQLiteStorage, db: Database) -> None:
+    other = StorageKey(bot_id=42, chat_id=-100, user_id=8)
+    for key in (KEY, other):
+        await storage.set_state(key, "s1")
+        await storage.set_data(key, {"a": 1})
+    await storage.clear(KEY)
+    assert await storage.get_state(KEY) is None and await storage.get_data(KEY) == {}
+    assert await storage.get_state(other) == "s1"
+    assert await db.fetchval("SELECT count(*) FROM fsm") == 1
+    restarted = SQLiteStorage(db)  # what is stored, not what was cached
+    assert await restarted.get_state(KEY) is None and await restarted.get_data(KEY) == {}
+
+
 async def test_keys_and_destinies_isolated(storage: SQLiteStorage) -> None:
     keys = [
         KEY,

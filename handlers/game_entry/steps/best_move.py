@@ -17,7 +17,6 @@ from aiogram.utils.i18n import gettext as _
 from aiogram.utils.i18n import lazy_gettext as __
 
 from bot.reads import card_reads
-from bot.services.records import Database
 from bot.texts.i18n import locale_for
 from bot.texts.markup import html_text
 from handlers.game_entry.callbacks import PlayerMove, Step
@@ -204,8 +203,8 @@ def player_text(d: Draft, title: str) -> str:
     return "\n\n".join(lines)
 
 
-async def tournament_title(db: Database, tid: int) -> str:
-    t = await card_reads.tournament(db, tid)
+async def tournament_title(ctx: Ctx, tid: int) -> str:
+    t = await ctx.tournament(tid)  # as the card read it (Database.cached)
     return t.title if t else ""
 
 
@@ -231,7 +230,7 @@ async def ask_player(ctx: Ctx, d: Draft) -> None:
 
 
 async def _send_request(ctx: Ctx, d: Draft, user_id: int, nickname: str, locale: str) -> None:
-    title = await tournament_title(ctx.db, d.tid)
+    title = await tournament_title(ctx, d.tid)
     with ctx.i18n.use_locale(locale):
         text, markup = player_text(d, title), player_markup(d)
     try:
