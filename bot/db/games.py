@@ -556,15 +556,33 @@ async def _sync_approvals(
                 "UPDATE approvals SET status = 'superseded', decided_at = ? WHERE id = ?",
                 (at, r["id"]),
             )
-    for number, s in enumerate(draft.seats, start=1):
-        if needs_approval(s.judge_extra) and number not in approved | still:
-            await run(
-                conn,
-                "INSERT INTO approvals (game_id, seat, player_id, requested, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (game_id, number, s.player_id, s.judge_extra, at),
-            )
+    await _request_approvals(conn, game_id, _to_ask(draft, approved | still), at)
     await _refresh_status(conn, game_id)
+
+
+def _to_ask(draft: GameDraft, skip: set[int] | None = None) -> list[tuple[int, SeatDraft]]:
+    """(seat number, seat) of the seats whose judge's points wait for the chief judge's
+    approval (8.4.3), but those of ``skip``."""
+    return [
+        (number, s) for number, s in enumerate(draft.seats, start=1)
+        if needs_approval(s.judge_extra) and number not in (skip or set())
+    ]
+
+
+async def _request_approvals(
+    conn: Conn, game_id: int, asks: list[tuple[int, SeatDraft]], at: int
+) -> tuple[ApprovalRow, ...]:
+    """A pending request for each seat of ``asks``, in one statement; the rows stored."""
+    if not asks:
+        return ()
+    rows = await fetch_all(
+        conn,
+        "INSERT INTO approvals (game_id, seat, player_id, requested, created_at) VALUES "
+        + ", ".join(["(?, ?, ?, ?, ?)"] * len(asks))
+        + " RETURNING *",
+        [v for number, s in asks for v in (game_id, number, s.player_id, s.judge_extra, at)],
+    )
+    return tuple(sorted((_approval_row(a) for a in rows), key=lambda a: a.id))
 
 
 async def _refresh_status(conn: Conn, game_id: int) -> None:
@@ -621,7 +639,7 @@ async def add_game(
         return AddedGame(await require_game(conn, game_id), fresh=False)
     at = ts_or_now(now)
     ended = to_ts(ended_at)
-    asks = [(n, s) for n, s in enumerate(draft.seats, start=1) if needs_approval(s.judge_extra)]
+    asks = _to_ask(draft)
     status: GameStatus = "pending" if asks else "final"
     values = _game_values(draft)
     # The game belongs to the current stage (D13): the first one not closed; NULL (the
@@ -638,16 +656,7 @@ async def add_game(
     assert r is not None
     game_id = int(r[0])
     await _write_seats(conn, game_id, tournament_id, draft, set())
-    approvals: tuple[ApprovalRow, ...] = ()
-    if asks:
-        rows = await fetch_all(
-            conn,
-            "INSERT INTO approvals (game_id, seat, player_id, requested, created_at) VALUES "
-            + ", ".join(["(?, ?, ?, ?, ?)"] * len(asks))
-            + " RETURNING *",
-            [v for n, s in asks for v in (game_id, n, s.player_id, s.judge_extra, at)],
-        )
-        approvals = tuple(sorted((_approval_row(a) for a in rows), key=lambda a: a.id))
+    approvals = await _request_approvals(conn, game_id, asks, at)
     record = GameRecord(
         id=game_id,
         tournament_id=tournament_id,
