@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
 from aiogram.exceptions import DataNotDictLikeError
+from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State
 from aiogram.fsm.storage.base import (
     BaseStorage,
@@ -165,3 +166,22 @@ class SQLiteStorage(BaseStorage):
         self._cache.move_to_end(storage_key)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+
+async def set_state_and_update_data(
+    context: FSMContext, state: StateType, data: Mapping[str, Any]
+) -> None:
+    """``context.set_state(state)``, then ``update_data(data)``: one write on this storage."""
+    if isinstance(context.storage, SQLiteStorage):
+        await context.storage.set_state_and_update_data(context.key, state, data)
+        return
+    await context.set_state(state)
+    await context.update_data(data)
+
+
+async def clear(context: FSMContext) -> None:
+    """``context.clear()`` (no state, no data): one write on this storage."""
+    if isinstance(context.storage, SQLiteStorage):
+        await context.storage.clear(context.key)
+        return
+    await context.clear()

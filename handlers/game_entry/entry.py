@@ -11,6 +11,7 @@ from aiogram.utils.i18n import gettext as _
 
 from bot.services.records import TournamentRow
 from bot.services.staff import staff_tournaments
+from bot.telegram import fsm_storage
 from bot.texts.markup import html_text
 from handlers.filters import AnyStaff
 from handlers.game_entry.callbacks import NewGame, Step
@@ -21,7 +22,6 @@ from handlers.game_entry.flow import (
     authorize,
     closed_by_live,
     current_draft,
-    forget,
     is_stale,
     persist,
     render,
@@ -149,7 +149,7 @@ async def cancel(
     if saved is not None:
         await message.answer(saved_live_text(saved))
         return
-    await forget(ctx.state)
+    await fsm_storage.clear(ctx.state)
     if d is not None:
         await retire_card(
             ctx.bot, d.card_chat, d.card_id, "✖ " + _("Cancelled. Nothing was saved.")
@@ -231,7 +231,7 @@ async def on_text(
     ctx = desk.ctx(bot, state, user_id)
     d = await current_draft(ctx.state)
     if d is None:
-        await forget(ctx.state)
+        await fsm_storage.clear(ctx.state)
         return
     saved = await closed_by_live(ctx, d)
     if saved is not None:

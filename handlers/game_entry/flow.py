@@ -21,7 +21,7 @@ from bot.reads import card_reads
 from bot.services import live
 from bot.services.records import CHIEF, JUDGE, GameRecord
 from bot.services.staff import tournament_and_role
-from bot.telegram.fsm_storage import SQLiteStorage
+from bot.telegram import fsm_storage
 from bot.texts.rule_issues import Issue
 from handlers.game_entry.callbacks import Step
 from handlers.game_entry.card import render_text, seats_list
@@ -47,22 +47,10 @@ async def current_draft(state: FSMContext) -> Draft | None:
 
 
 async def persist(ctx: Ctx, d: Draft) -> None:
-    state, data = ctx.card.state(d.step), {DATA_KEY: d.to_dict()}
-    storage = ctx.state.storage
-    if isinstance(storage, SQLiteStorage):  # one write instead of two, on every tap
-        await storage.set_state_and_update_data(ctx.state.key, state, data)
-        return
-    await ctx.state.set_state(state)
-    await ctx.state.update_data(data)
-
-
-async def forget(state: FSMContext) -> None:
-    """The card's conversation ended: no state, no draft (``FSMContext.clear``)."""
-    storage = state.storage
-    if isinstance(storage, SQLiteStorage):  # one write instead of two
-        await storage.clear(state.key)
-        return
-    await state.clear()
+    # One write on every tap (the state and the draft together).
+    await fsm_storage.set_state_and_update_data(
+        ctx.state, ctx.card.state(d.step), {DATA_KEY: d.to_dict()}
+    )
 
 
 def is_stale(d: Draft | None, data: Step, callback: CallbackQuery) -> bool:
@@ -192,7 +180,7 @@ async def close_card(ctx: Ctx, d: Draft, game: GameRecord) -> None:
     """The card's draft is dropped, so whatever the judge does with the card next finds
     it closed; its message and the player's best-move request say where the game went,
     without buttons, and nothing is changed."""
-    await forget(ctx.state)
+    await fsm_storage.clear(ctx.state)
     with ctx.i18n.use_locale(d.locale):
         text = "📱 " + saved_live_text(game)
     await retire_card(ctx.bot, d.card_chat, d.card_id, text)

@@ -28,6 +28,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 from bot.services import Refusal
 from bot.services.game_save import Gone, NotSaved, Reviewed, Saved, SavedLive, Unready, save
 from bot.services.live import NotReady
+from bot.telegram import fsm_storage
 from bot.texts.localtime import clock
 from bot.texts.phrases import params_of, say
 from bot.texts.rule_issues import Issue
@@ -39,7 +40,6 @@ from handlers.game_entry.flow import (
     STALE,
     close_card,
     current_draft,
-    forget,
     is_stale,
     reshow,
     retire_card,
@@ -85,7 +85,7 @@ async def on_save(
     elif isinstance(done, Saved):
         await final_card(ctx, d, done)  # the judge hears first
         await ctx.teller.saved(done.news)
-        await forget(ctx.state)
+        await fsm_storage.clear(ctx.state)
     else:
         await _refused(ctx, d, callback, done)
 
@@ -95,7 +95,7 @@ async def _refused(ctx: Ctx, d: Draft, callback: CallbackQuery, refusal: Refusal
     shows the card again with the reason as its note; something left to fix is listed
     on the card, which loses its Save button; any other refusal answers the tap."""
     if isinstance(refusal, Gone):
-        await forget(ctx.state)
+        await fsm_storage.clear(ctx.state)
         await retire_card(ctx.bot, d.card_chat, d.card_id, say(refusal))
     elif isinstance(refusal, NotSaved) and refusal.reviewed is not None:
         d.set_note(refusal.msgid, **params_of(refusal))
