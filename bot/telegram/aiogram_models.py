@@ -6,6 +6,13 @@ every TelegramObject, which makes pydantic build a validator and serializer for 
 `import bot.app`), mostly for models the bot never sees. `install()` makes that loop only
 record the namespace, so pydantic builds each model the first time it is used.
 
+`install_on_import()` (what importing `bot` calls) does the same at the moment aiogram is
+first imported, by whatever imports it (the app's wiring, handlers, tests, bench): an
+import hook on `sys.meta_path` runs aiogram's package under the patch. Until then aiogram
+stays unloaded, so the shell's commands that never talk to Telegram (`python -m bot
+check`, `backup`, ...) start without it. Either must come before aiogram's first import;
+after it they do nothing (aiogram's eager build stays, and a debug line says so).
+
 A lazily built model must still resolve its string annotations, and aiogram's modules import
 the types they refer to under `TYPE_CHECKING` only. In pydantic 2.13 a deferred model rebuilds
 with its own `__pydantic_parent_namespace__` (merged over the locals of the frame that first
@@ -72,13 +79,9 @@ def install() -> None:
 
     Idempotent. If aiogram is already imported (its types built eagerly), it does nothing.
     """
-    if _installed:
-        return
-    if "aiogram" in sys.modules:
-        log.debug("aiogram is already imported (types built eagerly): not making them lazy")
-        return
     install_on_import()
-    import aiogram  # noqa: F401  (through the hook: imports aiogram.types, then aiogram.methods)
+    if _hooked():
+        import aiogram  # noqa: F401  (through the hook: aiogram.types, then aiogram.methods)
 
 
 def install_on_import() -> None:
@@ -88,7 +91,7 @@ def install_on_import() -> None:
     Must run before aiogram is first imported; idempotent, and a no-op (as `install()`)
     when aiogram is already imported.
     """
-    if _installed or any(isinstance(finder, _FirstImport) for finder in sys.meta_path):
+    if _installed or _hooked():
         return
     if "aiogram" in sys.modules:
         log.debug("aiogram is already imported (types built eagerly): not making them lazy")
@@ -96,20 +99,30 @@ def install_on_import() -> None:
     sys.meta_path.insert(0, _FirstImport())
 
 
+def _hooked() -> bool:
+    return any(isinstance(finder, _FirstImport) for finder in sys.meta_path)
+
+
 class _FirstImport(importlib.abc.MetaPathFinder):
     """Finds aiogram as the finders after it do, with a loader that runs its package's
-    code under `_deferring()`; then leaves `sys.meta_path`."""
+    code under `_deferring()`. Leaves `sys.meta_path` when that code runs (a mere
+    `importlib.util.find_spec("aiogram")` loads nothing, so the hook stays)."""
+
+    def __init__(self) -> None:
+        self._finding = False
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname != "aiogram":
+        if fullname != "aiogram" or _installed or self._finding:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or _installed:
-            return spec
-        spec.loader = _DeferringLoader(spec.loader)
+        self._finding = True  # the finders after this one answer the search below
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
+        if spec is not None and spec.loader is not None:
+            spec.loader = _DeferringLoader(spec.loader)
         return spec
 
 
@@ -121,6 +134,7 @@ class _DeferringLoader(importlib.abc.Loader):
         return self._loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _FirstImport)]
         # The module keeps the loader that found it, as after a plain import.
         if module.__spec__ is not None:
             module.__spec__.loader = self._loader
