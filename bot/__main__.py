@@ -19,13 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiogram.utils.token import TokenValidationError, validate_token
 from pydantic import ValidationError
 
 from bot.config import Settings
 from bot.logs import redact, setup_logging
+from bot.ops.exit_codes import EXIT_CRASH, EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
 from bot.ops.instance import AlreadyRunning, Holder, InstanceLock
-from bot.telegram.startup import EXIT_CRASH, EXIT_SETTINGS, EXIT_TOKEN, EXIT_UNREACHABLE
 from bot.texts.shell_language import _
 
 if TYPE_CHECKING:
@@ -114,6 +113,9 @@ def _running_elsewhere(db_path: Path, holder: Holder) -> str:
 
 
 def _run(settings: Settings) -> int:
+    # Here, not at the top: the other commands never load aiogram.
+    from aiogram.utils.token import TokenValidationError, validate_token
+
     token = settings.bot_token.get_secret_value().strip() if settings.bot_token else ""
     if not token:
         _say(_("BOT_TOKEN is not set: get a token from @BotFather and put BOT_TOKEN=... into "
@@ -265,7 +267,7 @@ def _unhealthy(result: dict[str, Any], db_path: Path, limits: Limits) -> list[st
 
 
 def _export(db_path: Path, wanted: str | None, directory: str | None) -> int:
-    from bot.reads.export import UnknownTournament, export_to_dir, list_tournaments
+    from bot.reads.tournament_list import list_tournaments
 
     if not db_path.is_file():
         _say(_("export: {reason}").format(reason=_no_database(db_path)))
@@ -276,6 +278,9 @@ def _export(db_path: Path, wanted: str | None, directory: str | None) -> int:
                "python -m bot export {id} FOLDER").format(id=number))
         return EXIT_SETTINGS
     if number is not None and directory is not None:
+        # Only here: the export's texts are translated by aiogram's gettext.
+        from bot.reads.export import UnknownTournament, export_to_dir
+
         try:
             asyncio.run(export_to_dir(db_path, number, directory))
             return 0

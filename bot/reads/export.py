@@ -747,20 +747,6 @@ async def export_to_dir(
     return written
 
 
-async def list_tournaments(database_path: str | Path) -> list[TournamentRow]:
-    """Every tournament of the database, newest first: what ``python -m bot export``
-    shows when the tournament's id is missing or unknown. Raises FileNotFoundError."""
-    database_path = Path(database_path)
-    if not await asyncio.to_thread(database_path.is_file):
-        raise FileNotFoundError(f"no database at {database_path}")
-    db = await Database.open(database_path)
-    try:
-        async with db.read() as conn:
-            return await tournaments.all_tournaments(conn)
-    finally:
-        await db.close()
-
-
 def _write_files(directory: Path, files: Sequence[ExportFile]) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []

@@ -6,6 +6,13 @@ every TelegramObject, which makes pydantic build a validator and serializer for 
 `import bot.app`), mostly for models the bot never sees. `install()` makes that loop only
 record the namespace, so pydantic builds each model the first time it is used.
 
+`install_on_import()` (what importing `bot` calls) does the same at the moment aiogram is
+first imported, by whatever imports it (the app's wiring, handlers, tests, bench): an
+import hook on `sys.meta_path` runs aiogram's package under the patch. Until then aiogram
+stays unloaded, so the shell's commands that never talk to Telegram (`python -m bot
+check`, `backup`, ...) start without it. Either must come before aiogram's first import;
+after it they do nothing (aiogram's eager build stays, and a debug line says so).
+
 A lazily built model must still resolve its string annotations, and aiogram's modules import
 the types they refer to under `TYPE_CHECKING` only. In pydantic 2.13 a deferred model rebuilds
 with its own `__pydantic_parent_namespace__` (merged over the locals of the frame that first
@@ -33,11 +40,15 @@ checked with, and `LAZY_MODELS=0` (bot/config.py) leaves aiogram's eager build a
 from __future__ import annotations
 
 import functools
+import importlib.abc
+import importlib.util
 import logging
 import operator
 import sys
-from collections.abc import Iterable, Iterator
-from types import UnionType
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from importlib.machinery import ModuleSpec
+from types import ModuleType, UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, GetCoreSchemaHandler
@@ -68,12 +79,74 @@ def install() -> None:
 
     Idempotent. If aiogram is already imported (its types built eagerly), it does nothing.
     """
-    global _installed
-    if _installed:
+    install_on_import()
+    if _hooked():
+        import aiogram  # noqa: F401  (through the hook: aiogram.types, then aiogram.methods)
+
+
+def install_on_import() -> None:
+    """Make the first import of aiogram, wherever it happens, the deferred one `install()`
+    makes; until then aiogram stays unimported (the shell's commands never need it).
+
+    Must run before aiogram is first imported; idempotent, and a no-op (as `install()`)
+    when aiogram is already imported.
+    """
+    if _installed or _hooked():
         return
     if "aiogram" in sys.modules:
         log.debug("aiogram is already imported (types built eagerly): not making them lazy")
         return
+    sys.meta_path.insert(0, _FirstImport())
+
+
+def _hooked() -> bool:
+    return any(isinstance(finder, _FirstImport) for finder in sys.meta_path)
+
+
+class _FirstImport(importlib.abc.MetaPathFinder):
+    """Finds aiogram as the finders after it do, with a loader that runs its package's
+    code under `_deferring()`. Leaves `sys.meta_path` when that code runs (a mere
+    `importlib.util.find_spec("aiogram")` loads nothing, so the hook stays)."""
+
+    def __init__(self) -> None:
+        self._finding = False
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != "aiogram" or _installed or self._finding:
+            return None
+        self._finding = True  # the finders after this one answer the search below
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
+        if spec is not None and spec.loader is not None:
+            spec.loader = _DeferringLoader(spec.loader)
+        return spec
+
+
+class _DeferringLoader(importlib.abc.Loader):
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _FirstImport)]
+        # The module keeps the loader that found it, as after a plain import.
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        module.__loader__ = self._loader
+        with _deferring():
+            self._loader.exec_module(module)
+
+
+@contextmanager
+def _deferring() -> Iterator[None]:
+    """aiogram's package imported inside it gets its types and methods deferred."""
+    global _installed
     _installed = True
     original = BaseModel.__dict__["model_rebuild"]
 
@@ -127,7 +200,7 @@ def install() -> None:
     BaseModel.model_rebuild = classmethod(record)  # type: ignore[method-assign,assignment]
     ConfigWrapper.for_model = classmethod(deferred_methods)  # type: ignore[method-assign,assignment]
     try:
-        import aiogram  # noqa: F401  (imports aiogram.types, then aiogram.methods)
+        yield  # aiogram's __init__ imports aiogram.types, then aiogram.methods
     finally:
         BaseModel.model_rebuild = original  # type: ignore[method-assign]
         ConfigWrapper.for_model = original_config  # type: ignore[method-assign]

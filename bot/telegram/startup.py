@@ -27,13 +27,14 @@ from aiogram.exceptions import (
 from aiogram.types import User
 from aiohttp import InvalidURL
 
+# python -m bot's exit codes, named here too: the start is where they are decided.
+from bot.ops.exit_codes import EXIT_CRASH as EXIT_CRASH
+from bot.ops.exit_codes import EXIT_SETTINGS as EXIT_SETTINGS
+from bot.ops.exit_codes import EXIT_TOKEN as EXIT_TOKEN
+from bot.ops.exit_codes import EXIT_UNREACHABLE as EXIT_UNREACHABLE
+
 log = logging.getLogger(__name__)
 
-# python -m bot's exit codes (docs/deploy.md); systemd's unit follows them.
-EXIT_CRASH = 1  # an error nobody foresaw (check: unhealthy): restarted
-EXIT_SETTINGS = 2  # a setting, argument or file to fix, or another bot on the database
-EXIT_UNREACHABLE = 3  # Telegram did not answer: restarted with a growing pause
-EXIT_TOKEN = 4  # Telegram refused the token: not restarted
 
 DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0)
 # One try's longest wait: a black-holed network answers nothing, not even a refusal.

@@ -9,16 +9,11 @@ language an update is answered in: ``bot.telegram.middlewares.locale``.
 from __future__ import annotations
 
 import gettext
-import io
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 from aiogram.utils.i18n import I18n
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 
 from bot.config import LOCALES
 
@@ -27,8 +22,9 @@ from bot.services.phrases import DEFAULT_LOCALE as DEFAULT_LOCALE
 from bot.services.phrases import Speaker as Speaker
 from bot.services.phrases import locale_for as locale_for
 from bot.services.phrases import locale_of_code as locale_of_code
-
-DOMAIN = "messages"
+from bot.texts.catalogs import DOMAIN as DOMAIN
+from bot.texts.catalogs import read_catalog as read_catalog
+from bot.texts.catalogs import stamp, translations
 
 
 class PoI18n(I18n):
@@ -39,12 +35,12 @@ class PoI18n(I18n):
     """
 
     def find_locales(self) -> dict[str, gettext.GNUTranslations]:
-        translations: dict[str, gettext.GNUTranslations] = {}
+        found: dict[str, gettext.GNUTranslations] = {}
         for po_path in sorted(self.path.glob(f"*/LC_MESSAGES/{self.domain}.po")):
             locale = po_path.parent.parent.name
-            stamp = _stamp(po_path.parent)
-            translations[locale] = _translations(po_path.parent, locale, self.domain, stamp)
-        return translations
+            found[locale] = translations(po_path.parent, locale, self.domain,
+                                         stamp(po_path.parent))
+        return found
 
     @contextmanager
     def context(self) -> Generator[I18n, None, None]:
@@ -55,48 +51,6 @@ class PoI18n(I18n):
             yield self
         finally:
             I18n.reset_current(token)
-
-
-def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    """What the catalogs of one language's folder are now: a changed file is read anew."""
-    return tuple(
-        (po.name, po.stat().st_mtime_ns, po.stat().st_size) for po in sorted(folder.glob("*.po"))
-    )
-
-
-@lru_cache(maxsize=32)
-def _translations(
-    folder: Path, locale: str, domain: str, stamp: tuple[tuple[str, int, int], ...]
-) -> gettext.GNUTranslations:
-    """One language's translations, shared by every I18n of the process (they are only
-    read), while the files' ``stamp`` stays the same."""
-    return gettext.GNUTranslations(io.BytesIO(_compiled(folder, locale, domain, stamp)))
-
-
-@lru_cache(maxsize=32)
-def _compiled(
-    folder: Path, locale: str, domain: str, stamp: tuple[tuple[str, int, int], ...]
-) -> bytes:
-    """One language's catalog as `.mo` bytes. Parsing the `.po` files takes ~50 ms, and a
-    process builds its I18n more than once (each Dispatcher, the CLI), so the bytes are
-    kept while the files' ``stamp`` stays the same."""
-    buffer = io.BytesIO()
-    write_mo(buffer, read_catalog(folder, locale=locale, domain=domain))
-    return buffer.getvalue()
-
-
-def read_catalog(folder: Path, locale: str | None = None, domain: str = DOMAIN) -> Catalog:
-    """`<domain>.po` of one language's folder, with the entries of its other `*.po` files."""
-    with (folder / f"{domain}.po").open("rb") as fp:
-        catalog = read_po(fp, locale=locale)
-    for extra in sorted(folder.glob("*.po")):
-        if extra.stem == domain:
-            continue
-        with extra.open("rb") as fp:
-            for message in read_po(fp, locale=locale):
-                if message.id:
-                    catalog[message.id] = message
-    return catalog
 
 
 def N_(msgid: str) -> str:

@@ -31,9 +31,15 @@ def shell_locale(environ: Mapping[str, str] | None = None) -> str:
 def _translations(locale: str) -> gettext.NullTranslations:
     if locale == "en":  # the message ids are English
         return gettext.NullTranslations()
-    from bot.texts.i18n import create_i18n  # the catalogs are read only when needed
+    # The catalogs are read only when needed, and without aiogram (the shell's commands
+    # never load it).
+    from bot.config import LOCALES
+    from bot.texts.catalogs import DOMAIN, stamp, translations
 
-    return create_i18n().locales.get(locale, gettext.NullTranslations())
+    folder = LOCALES / locale / "LC_MESSAGES"
+    if not (folder / f"{DOMAIN}.po").is_file():
+        return gettext.NullTranslations()
+    return translations(folder, locale, DOMAIN, stamp(folder))
 
 
 def _(singular: str, plural: str | None = None, n: int = 1) -> str:
