@@ -8,8 +8,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, cast
-from weakref import WeakKeyDictionary
+from typing import Literal, cast
 
 from bot.db.connection import Conn, fetch_all, fetch_one, fetch_val, insert, run
 from bot.db.errors import (
@@ -20,9 +19,6 @@ from bot.db.errors import (
     UserAlreadyPlayer,
 )
 from bot.db.timeutil import from_ts, opt_from_ts, ts_or_now
-
-if TYPE_CHECKING:
-    from bot.db.tournaments import TournamentRow
 
 PlayerStatus = Literal["pending", "confirmed", "rejected"]
 MAX_NICKNAME = 32  # nicknames are 1–32 characters (the schema allows 64)
@@ -303,25 +299,6 @@ async def count_players(conn: Conn, tournament_id: int, *, status: PlayerStatus)
             (tournament_id, status),
         )
     )
-
-
-# Rosters by connection (one per database) and tournament: (roster_version, players).
-_ROSTERS: WeakKeyDictionary[Conn, dict[int, tuple[int, tuple[PlayerRow, ...]]]] = (
-    WeakKeyDictionary()
-)
-
-
-async def roster(conn: Conn, tournament: TournamentRow) -> tuple[PlayerRow, ...]:
-    """``list_players`` of every status, kept in memory while the tournament's
-    ``roster_version`` (read with ``tournament``, bumped by a trigger on any change of
-    its players) stays the same: the judge's card shows it on every tap."""
-    cached = _ROSTERS.setdefault(conn, {})
-    found = cached.get(tournament.id)
-    if found is not None and found[0] == tournament.roster_version:
-        return found[1]
-    players = tuple(await list_players(conn, tournament.id))
-    cached[tournament.id] = (tournament.roster_version, players)
-    return players
 
 
 async def players_by_id(conn: Conn, ids: Collection[int]) -> list[PlayerRow]:

@@ -8,6 +8,7 @@ Plain queries, each in its own read transaction (the card changes nothing until 
 from __future__ import annotations
 
 from functools import partial
+from weakref import WeakKeyDictionary
 
 from bot.db import games, players, staff, tournaments, users
 from bot.db.connection import Database
@@ -41,10 +42,25 @@ async def tournament_and_staff_role(
     return found, role
 
 
+# Rosters by database and tournament: (roster_version, players).
+_ROSTERS: WeakKeyDictionary[Database, dict[int, tuple[int, tuple[PlayerRow, ...]]]] = (
+    WeakKeyDictionary()
+)
+
+
 async def roster(db: Database, of: TournamentRow) -> tuple[PlayerRow, ...]:
-    """Every player of the tournament, kept in memory while its roster is unchanged."""
+    """Every player of the tournament, of every status, in nickname order: the card shows
+    it on every tap, so it is kept in memory while the tournament's ``roster_version``
+    (read with ``of``, bumped by a trigger on any change of its players) stays the same.
+    A kept roster takes no lock: the tap doesn't wait behind another update's write."""
+    kept = _ROSTERS.setdefault(db, {})
+    found = kept.get(of.id)
+    if found is not None and found[0] == of.roster_version:
+        return found[1]
     async with db.read() as conn:
-        return await players.roster(conn, of)
+        listed = tuple(await players.list_players(conn, of.id))
+    kept[of.id] = (of.roster_version, listed)
+    return listed
 
 
 async def roster_player(db: Database, of: TournamentRow, player_id: int) -> PlayerRow | None:

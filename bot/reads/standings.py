@@ -9,7 +9,7 @@ however many games the tournament has. Per tournament the service keeps the game
 has read, scored once by a ``scoring.ScoredGames``, and where it stopped in the
 database's change feed of games (``game_changes``: triggers add every write of a game
 or its seats, whoever writes them). A recompute reads the distance, the roster's
-version, the lots and the games written since; reads again only those of them that
+version, the lots (if any) and the games written since; reads again only those of them that
 count, drops those that no longer do (annulled, deleted), and lets the engine redo
 only what they touch. A renamed player (names are part of the model) makes it read
 every game again; the engine still rescores only the games that differ.
@@ -48,7 +48,8 @@ from scoring import (
 _HEAD_SQL = """
 SELECT distance, roster_version, (SELECT coalesce(max(seq), 0) FROM game_changes),
        (SELECT json_group_array(game_id) FROM game_changes WHERE seq > :since),
-       EXISTS (SELECT 1 FROM stages WHERE tournament_id = :id)
+       EXISTS (SELECT 1 FROM stages WHERE tournament_id = :id),
+       EXISTS (SELECT 1 FROM lots WHERE tournament_id = :id)
 FROM tournaments WHERE id = :id
 """
 
@@ -239,7 +240,8 @@ class StandingsService:
                 counted = {stored.id for stored in read}
                 gone = [game_id for game_id in changed
                         if game_id in loaded.held and game_id not in counted]
-            lots = await lots_for_tournament(conn, tid)
+            # Most tournaments draw no lot (8.7.5, D12) until their end: no read then.
+            lots = await lots_for_tournament(conn, tid) if head[5] else []
             stage_rows = await list_stages(conn, tid) if has_stages else []
             of_game: dict[int, int] = {}
             replaced: dict[int, dict[str, str]] = {}

@@ -16,7 +16,10 @@ restart.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
@@ -83,8 +86,14 @@ async def on_save(
         await close_card(ctx, d, done.game)
         await callback.answer(saved_live_text(done.game), show_alert=True)
     elif isinstance(done, Saved):
-        await final_card(ctx, d, done)  # the judge hears first
-        await ctx.teller.saved(done.news)
+        # The judge hears first: his card's edit is on its way before the others are
+        # told, who don't wait for Telegram's answer to it. The draft goes once both are
+        # done (a crash before then: the Save comes again and shows the card).
+        card = asyncio.ensure_future(final_card(ctx, d, done))
+        try:
+            await ctx.teller.saved(done.news)
+        finally:
+            await card
         await fsm_storage.clear(ctx.state)
     else:
         await _refused(ctx, d, callback, done)
@@ -136,9 +145,9 @@ def _markup(callback: CallbackQuery, *, without: str | None = None) -> InlineKey
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
-async def final_card(ctx: Ctx, d: Draft, saved: Saved) -> None:
+def final_card(ctx: Ctx, d: Draft, saved: Saved) -> Coroutine[Any, Any, None]:
     """The judge's card becomes the saved game's: the points its review showed (the
-    game stored is the card's) and what comes next."""
+    game stored is the card's) and what comes next. Rendered now; returns its edit."""
     record, reviewed = saved.record, saved.reviewed
     view = _view(reviewed)
     view.original_code = record.code
@@ -159,7 +168,7 @@ async def final_card(ctx: Ctx, d: Draft, saved: Saved) -> None:
             )
         text = saved_text(d, view, head)
         markup = new_game_markup() if d.mode == "new" else _menu_markup(record.id)
-    await _put_final(ctx, d, text, markup)
+    return _put_final(ctx, d, text, markup)
 
 
 async def _put_final(ctx: Ctx, d: Draft, text: str, markup: InlineKeyboardMarkup) -> None:

@@ -298,16 +298,16 @@ async def test_a_change_during_a_recompute_leaves_no_stale_cache(
 ) -> None:
     service = StandingsService(db)
     await service.get(world.tid)
-    real = standings_module.lots_for_tournament
+    real = standings_module.fetch_one  # the recompute's first read
 
-    async def lots_then_a_save_lands(conn: Any, tid: int) -> Any:
-        service.invalidate(tid)  # as if a Save committed while we read
-        return await real(conn, tid)
+    async def read_then_a_save_lands(conn: Any, sql: str, params: Any) -> Any:
+        service.invalidate(world.tid)  # as if a Save committed while we read
+        return await real(conn, sql, params)
 
-    monkeypatch.setattr(standings_module, "lots_for_tournament", lots_then_a_save_lands)
+    monkeypatch.setattr(standings_module, "fetch_one", read_then_a_save_lands)
     service.invalidate(world.tid)
     first = await service.get(world.tid)
-    monkeypatch.setattr(standings_module, "lots_for_tournament", real)
+    monkeypatch.setattr(standings_module, "fetch_one", real)
     await world.save()  # the change that save stood for
     second = await service.get(world.tid)  # no invalidate: must not be the stale result
     assert second is not first
