@@ -1,9 +1,7 @@
-"""Fixtures of the storage tests: a real database file per test under ``tmp_path``."""
+"""Fixtures of the storage tests. ``db``, a real database file per test, is tests/conftest.py's:
+a copy of the worker's migrated one (tests/db/test_migrations.py migrates from scratch)."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -11,15 +9,6 @@ from bot.db import Database
 from bot.db.players import add_player
 from bot.db.tournaments import TournamentRow, create_tournament
 from tests.db.helpers import CHIEF
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "data" / "bot.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture

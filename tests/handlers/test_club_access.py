@@ -25,10 +25,11 @@ from bot.services import Refusal
 from bot.services.clubs import NO_CLUB_HERE, ONLY_HOSTS, ONLY_OWNER
 from handlers import access
 from handlers.evening_play import NextGame, Presence
-from tests.handlers.test_access_matrix import (
+from tests.handlers.test_access_matrix import (  # noqa: F401  # kept_readers: a fixture
     Persona,
     db_digest,
     handler_codes,
+    kept_readers,
     left_alone,
     watching,
 )
