@@ -19,7 +19,7 @@ as its Ci stays the same.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -156,10 +156,14 @@ class ScoredGames:
         waiting = [games[key].record.id for key in ahead if key in pending]
         return self._tally.standings(rules, lot, waiting)
 
-    def breakdowns(self, rules: Ruleset, order: Sequence[Hashable]) -> dict[str, GameBreakdown]:
+    def breakdowns(
+        self, rules: Ruleset, order: Sequence[Hashable], *, only: Container[Hashable] | None = None
+    ) -> dict[str, GameBreakdown]:
         """``tournament_breakdowns`` of the games in ``order``: every game's per-seat
         points with the current Ci (D1). A game's breakdown is recomputed only when its
-        Ci has changed since the last call."""
+        Ci has changed since the last call. With ``only``, just the games of those keys
+        (a player's games: a breakdown is ten seats' points, and a reader who needs a
+        few need not keep a whole tournament's)."""
         problems = self.problems(order)
         if problems:
             raise InvalidGameError(problems)
@@ -168,6 +172,8 @@ class ScoredGames:
         none = game_ci(False, 0, rules)
         found: dict[str, GameBreakdown] = {}
         for key in order:
+            if only is not None and key not in only:
+                continue
             scored = self._games[key]
             tally = scored.tally
             assert tally is not None  # no problems: every game is tallied

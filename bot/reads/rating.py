@@ -82,10 +82,10 @@ def _players_of(ts: TournamentStandings, codes: set[str]) -> frozenset[str]:
 
 async def games_of(db: Database, ts: TournamentStandings, player: PlayerRow) -> list[GameView]:
     """The player's games, annulled ones too, with his points in each."""
-    breakdowns = ts.breakdowns()
     async with db.read() as conn:
         played = await games.games_of_player(conn, player.id, include_annulled=True)
         filed = await protests.protests_for_games(conn, [game.id for game in played])
+    breakdowns = ts.breakdowns_of(game.code for game in played if game.status != "annulled")
     return [
         _game_view(breakdowns, player, game, filed.get(game.id, ())) for game in played
     ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.db.connection import Database, fetch_one
@@ -89,6 +89,11 @@ class TournamentStandings:
     _breakdowns: dict[str, GameBreakdown] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    # What computes breakdowns_of() while breakdowns() has not been asked: None when
+    # the games have changed since (then from breakdowns()).
+    _compute_some: Callable[[Collection[str]], dict[str, GameBreakdown] | None] | None = field(
+        default=None, repr=False, compare=False, kw_only=True
+    )
 
     def breakdowns(self) -> dict[str, GameBreakdown]:
         """Every game's per-seat points with the current Ci (D1); for /rating in private.
@@ -101,6 +106,19 @@ class TournamentStandings:
             found = compute() if compute is not None else tournament_breakdowns(self.tournament)
             object.__setattr__(self, "_breakdowns", found)  # a cache, not a change of value
         return dict(found)
+
+    def breakdowns_of(self, codes: Iterable[str]) -> dict[str, GameBreakdown]:
+        """The breakdowns of the games of ``codes`` (those that count), as ``breakdowns``
+        gives them; for a player's games in /rating. Only these are computed: the
+        whole tournament's would keep ten seats' points of every game in memory."""
+        wanted = set(codes)
+        compute = self._compute_some
+        if self._breakdowns is None and compute is not None:
+            found = compute(wanted)
+            if found is not None:
+                return found
+        every = self.breakdowns()
+        return {code: every[code] for code in every if code in wanted}
 
 
 def lot_due(tournament: TournamentRow, ts: TournamentStandings) -> bool:
@@ -280,7 +298,16 @@ class StandingsService:
                 return tournament_breakdowns(tournament)
             return scored.breakdowns(tournament.ruleset, order)
 
-        return TournamentStandings(tournament, standings, _compute=breakdowns)
+        def breakdowns_of(codes: Collection[str]) -> dict[str, GameBreakdown] | None:
+            if scored.changes != changes:
+                return None
+            keys = {key for key, game in zip(order, tournament.games, strict=True)
+                    if game.id in codes}
+            return scored.breakdowns(tournament.ruleset, order, only=keys)
+
+        return TournamentStandings(
+            tournament, standings, _compute=breakdowns, _compute_some=breakdowns_of
+        )
 
 
 def _staged(

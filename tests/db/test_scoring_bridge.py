@@ -135,6 +135,9 @@ async def test_bridge_details(db: Database, tournament: TournamentRow, players: 
     game = model.games[0]
     assert game.judge_extras == {1: Fraction(7, 10), 2: Fraction(2, 5)}
     assert game.chief_approved == frozenset()  # 0.7 still waits for the chief (D7)
+    async with db.read() as conn:
+        again = await load_scoring_tournament(conn, tournament.id)
+    assert again.games[0].chief_approved is game.chief_approved  # one empty set, shared
     assert [s.role for s in game.seats] == list(ROLES)
     assert model.lot[:3] == ("P3", "P1", "P2")  # the newer draw of the grown group wins
     assert game_from_record(record) == game

@@ -338,6 +338,41 @@ async def test_breakdowns_are_computed_once_per_result(
     assert newer.breakdowns() == (await full(db, world.tid))[2]
 
 
+async def test_a_players_breakdowns_are_computed_for_his_games_alone(
+    db: Database, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = StandingsService(db)
+    made: list[str] = []
+    real = standings_module.ScoredGames.breakdowns
+
+    def counted(self: Any, rules: Any, order: Any, **kwargs: Any) -> Any:
+        found = real(self, rules, order, **kwargs)
+        made.extend(found)
+        return found
+
+    monkeypatch.setattr(standings_module.ScoredGames, "breakdowns", counted)
+    current = await service.get(world.tid)
+    every = tournament_breakdowns(current.tournament)
+    codes = [game.id for game in current.tournament.games[::4]] + ["R99-T9"]  # one not held
+    wanted = {code: every[code] for code in every if code in codes}
+    assert current.breakdowns_of(codes) == wanted
+    assert sorted(made) == sorted(wanted)  # the other games' were not computed
+    # A result kept by a reader while the games moved on still describes its own games.
+    await world.save()
+    service.invalidate(world.tid)
+    newer = await service.get(world.tid)
+    assert current.breakdowns_of(codes) == wanted
+    assert newer.breakdowns_of(codes) == {
+        code: found for code, found in (await full(db, world.tid))[2].items() if code in codes
+    }
+    # Once every breakdown is computed, a player's are taken from them.
+    made.clear()
+    assert newer.breakdowns() and newer.breakdowns_of(codes) == {
+        code: found for code, found in newer.breakdowns().items() if code in codes
+    }
+    assert len(made) == len(newer.tournament.games)
+
+
 async def test_standings_of_a_plain_result_compute_breakdowns_from_its_tournament(
     db: Database, world: World
 ) -> None:

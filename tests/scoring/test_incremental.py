@@ -57,6 +57,12 @@ def assert_same_as_whole(scored: ScoredGames, t: Tournament, order: list[int]) -
     got = scored.breakdowns(t.ruleset, order)
     expected = tournament_breakdowns(t)
     assert got == expected and list(got) == list(expected)
+    # Some games only (a player's, for /rating): the same breakdowns, in the same order.
+    only = set(order[::3])
+    some = scored.breakdowns(t.ruleset, order, only=only)
+    ids = {game.id for key, game in zip(order, t.games, strict=True) if key in only}
+    assert some == {game_id: expected[game_id] for game_id in expected if game_id in ids}
+    assert list(some) == [game_id for game_id in expected if game_id in ids]
 
 
 @st.composite
