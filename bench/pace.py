@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.streams import (  # noqa: E402
+    SAVE,
     Action,
     Person,
     Say,
@@ -342,6 +343,7 @@ def _watched_fake(token: str, latency: float) -> Any:
             super().__init__(token, latency=latency)
             self.changes: dict[Any, list[float]] = {}  # chat -> card changes (arrival)
             self.answered: dict[str, float] = {}  # callback query id -> its answer
+            self.posts: dict[Any, list[float]] = {}  # chat -> messages sent (arrival)
             self.changed = asyncio.Event()
 
         def call(self, method: str, params: Any, *, source: Any = None) -> Any:
@@ -351,6 +353,8 @@ def _watched_fake(token: str, latency: float) -> Any:
                 self.changes.setdefault(data.get("chat_id"), []).append(self.clock())
             elif method == "answerCallbackQuery":
                 self.answered[str(data.get("callback_query_id"))] = self.clock()
+            if method in ("sendMessage", "sendPhoto", "sendMediaGroup"):
+                self.posts.setdefault(data.get("chat_id"), []).append(self.clock())
             self.changed.set()
             self.changed = asyncio.Event()
             return result
@@ -366,6 +370,10 @@ class TablesRun:
     after_card: bool  # the pace counts from the card showing the last tap, not the tap
     shown: list[float] = field(default_factory=list)  # tap -> card, every table's actions
     answers: list[float] = field(default_factory=list)
+    saves: list[float] = field(default_factory=list)  # when each Save was tapped
+    # Save tap -> the group's first post after it (with one table: that game's result
+    # line; with more, another table's post may come first).
+    to_group: list[float] = field(default_factory=list)
     saved: int = 0
     floods: int = 0
     most_in_1s: int = 0
@@ -384,6 +392,8 @@ class TablesRun:
             "tap_to_card_max_s": round(max(self.shown, default=float("nan")), 3),
             "answer_p50_s": q(self.answers, 0.5), "answer_p95_s": q(self.answers, 0.95),
             "answer_max_s": round(max(self.answers, default=float("nan")), 3),
+            "save_to_group_p50_s": q(self.to_group, 0.5),
+            "save_to_group_max_s": round(max(self.to_group, default=float("nan")), 3),
             "games_saved": self.saved, "429s": self.floods,
             "messages_most_in_1s": self.most_in_1s, "seconds": round(self.seconds, 1),
             "load_average": self.load,
@@ -404,6 +414,8 @@ async def _judge_plays(fake: Any, judge: Any, script: list[Action], pace: float,
             if not query:
                 continue  # the step was passed already: nothing to tap
         mark = last = time.monotonic()
+        if getattr(action, "label", None) == SAVE:
+            run.saves.append(mark)
         seen = len(fake.changes.get(chat, ()))
         while True:
             after = [t for t in fake.changes.get(chat, ())[seen:] if t >= mark]
@@ -480,6 +492,9 @@ async def tables_bench(tables: int, rtt: float, games: int, work: Path, seed: in
         run.floods = fake.count_429
         run.saved = sum(1 for j in judges for m in fake.messages(j.id)
                         if m.content.startswith("✅"))
+        posts = fake.posts.get(group.id, [])
+        run.to_group = [next(t for t in posts if t >= tap) - tap for tap in run.saves
+                        if any(t >= tap for t in posts)]
     finally:
         await fake.stop()
     return run
