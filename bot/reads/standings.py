@@ -9,9 +9,9 @@ however many games the tournament has. Per tournament the service keeps the game
 has read, scored once by a ``scoring.ScoredGames``, and where it stopped in the
 database's change feed of games (``game_changes``: triggers add every write of a game
 or its seats, whoever writes them). A recompute reads the distance, the roster's
-version, the lots (if any) and the games written since; reads again only those of them that
-count, drops those that no longer do (annulled, deleted), and lets the engine redo
-only what they touch. A renamed player (names are part of the model) makes it read
+version, the lots (if any) and the games written since; reads again only those of
+them that count, drops those that no longer do (annulled, deleted), and lets the engine
+redo only what they touch. A renamed player (names are part of the model) makes it read
 every game again; the engine still rescores only the games that differ.
 """
 
@@ -240,6 +240,7 @@ class StandingsService:
                 raise NotFound("tournament", tid)
             distance, roster, seq = int(head[0]), int(head[1]), int(head[2])
             has_stages = bool(head[4])
+            has_lots = bool(head[5])
             everything = loaded is None  # the first time: every game
             if loaded is None:
                 loaded = _Loaded(roster, await player_names(conn, tid))
@@ -259,7 +260,7 @@ class StandingsService:
                 gone = [game_id for game_id in changed
                         if game_id in loaded.held and game_id not in counted]
             # Most tournaments draw no lot (8.7.5, D12) until their end: no read then.
-            lots = await lots_for_tournament(conn, tid) if head[5] else []
+            lots = await lots_for_tournament(conn, tid) if has_lots else []
             stage_rows = await list_stages(conn, tid) if has_stages else []
             of_game: dict[int, int] = {}
             replaced: dict[int, dict[str, str]] = {}
